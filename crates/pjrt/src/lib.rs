@@ -1,0 +1,1 @@
+//! Thin safe layer over the PJRT C API.

@@ -1,0 +1,1 @@
+//! Reader for torch.export .pt2 archives.

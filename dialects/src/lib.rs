@@ -1,0 +1,1 @@
+//! StableHLO IR: types, ops, builder, verifier, printer, parser.
