@@ -42,7 +42,7 @@ work_dir=$(mktemp -d "$plugin_dir/.setup.XXXXXX")
 trap 'rm -rf -- "$work_dir"' EXIT
 
 # All logic that reads the lock file and manifest lives in this one python3 helper:
-#   plan <lock> <plugin_dir> <verify> <names...>  -> prints "<name>\t<state>" lines
+#   plan <lock> <plugin_dir> <verify> <names...>  -> "<name> <state> <pin> <path>" lines (tabs)
 #   reqs <lock> <names...>                        -> the requirement lines to download
 #   install <lock> <plugin_dir> <wheel_dir> <work_dir> <name> -> extracts and records
 helper() {
@@ -64,7 +64,8 @@ def read_lock(path):
         p.update(reqs[p["package"]])
     return plugins
 
-FIELDS = ("name", "package", "version", "wheel_sha256", "file", "so_sha256")
+FIELDS = ("name", "package", "version", "wheel_sha256", "file", "so_sha256", "so_size")
+PINNED = FIELDS[:-1]  # the fields that come from the lock file
 
 def read_manifest(plugin_dir):
     path = os.path.join(plugin_dir, "manifest.tsv")
@@ -101,10 +102,15 @@ if cmd == "plan":
     for name in names:
         p = lock[name]
         path = os.path.join(plugin_dir, p["dest"])
-        if manifest.get(name) != expected_entry(name, p):
-            state = "missing" if name not in manifest else "outdated"
+        entry = manifest.get(name)
+        if entry is None:
+            state = "missing"
+        elif {k: entry[k] for k in PINNED} != expected_entry(name, p):
+            state = "outdated"
         elif not os.path.isfile(path):
             state = "missing"
+        elif os.path.getsize(path) != int(entry["so_size"]):
+            state = "corrupt"
         elif verify:
             with open(path, "rb") as f:
                 state = "ok" if sha256_file(f) == p["so_sha256"] else "corrupt"
@@ -147,7 +153,7 @@ elif cmd == "install":
     os.chmod(staged, 0o755)
     os.replace(staged, dest)
     manifest = read_manifest(plugin_dir)
-    manifest[name] = expected_entry(name, p)
+    manifest[name] = dict(expected_entry(name, p), so_size=str(os.path.getsize(dest)))
     write_manifest(plugin_dir, manifest, work_dir)
 PY
 }
