@@ -1,0 +1,68 @@
+//! Opening the largest fixture archive: mmap, zip directory, program JSON and weight validation,
+//! then walking the metadata a CLI `inspect` shows. Goal: well under 10 ms.
+//!
+//!     cargo bench -p tpuc-benches --bench pt2_open
+
+use std::hint::black_box;
+use std::path::{Path, PathBuf};
+
+use criterion::{Criterion, criterion_group, criterion_main};
+use tpuc_pt2::Archive;
+
+fn largest_fixture() -> PathBuf {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../testdata/models");
+    std::fs::read_dir(&dir)
+        .expect("testdata/models")
+        .map(|e| e.expect("directory entry").path())
+        .filter(|p| p.extension().is_some_and(|e| e == "pt2"))
+        .max_by_key(|p| p.metadata().map(|m| m.len()).unwrap_or(0))
+        .expect("a .pt2 fixture")
+}
+
+/// Reads what `tpuc inspect` prints: signature, shapes, op histogram, weight table.
+fn read_metadata(archive: &Archive) -> usize {
+    let mut touched = archive.user_inputs().len() + archive.user_outputs().len();
+    let (top, sub) = archive.graph().op_histograms();
+    touched += top.len() + sub.len();
+    for meta in archive.graph().tensor_values.values() {
+        touched += meta.shape().map(|s| s.len()).unwrap_or(0);
+    }
+    for weight in archive.weights() {
+        touched += archive.view(weight).numel();
+    }
+    touched + archive.storage_bytes() as usize
+}
+
+fn bench_open(c: &mut Criterion) {
+    let path = largest_fixture();
+    let name = path.file_name().unwrap().to_string_lossy().into_owned();
+    let mut group = c.benchmark_group("pt2_open");
+    group.bench_function(format!("open/{name}"), |b| {
+        b.iter(|| Archive::open(black_box(&path)).expect("fixture opens"))
+    });
+    group.bench_function(format!("open_and_read_metadata/{name}"), |b| {
+        b.iter(|| {
+            let archive = Archive::open(black_box(&path)).expect("fixture opens");
+            black_box(read_metadata(&archive))
+        })
+    });
+    let archive = Archive::open(&path).expect("fixture opens");
+    group.bench_function(format!("read_all_weights/{name}"), |b| {
+        b.iter(|| {
+            archive
+                .weights()
+                .map(|w| {
+                    archive
+                        .view(w)
+                        .to_contiguous_bytes()
+                        .expect("weights read")
+                        .len()
+                })
+                .sum::<usize>()
+        })
+    });
+    group.finish();
+}
+
+criterion_group!(benches, bench_open);
+criterion_main!(benches);

@@ -1,0 +1,877 @@
+#!/usr/bin/env python3
+"""Regenerate the tpuc test fixtures: torch.export archives, their inputs and outputs, and the manifest.
+
+Usage (from the repository root, inside a venv made from testdata/requirements.txt):
+
+    python testdata/generate.py            # every fixture, rewrites testdata/models/ and manifest.json
+    python testdata/generate.py mlp cnn    # only these; the others stay as they are in manifest.json
+
+Everything is written relative to this file's directory. See testdata/README.md.
+"""
+
+from __future__ import annotations
+
+import argparse
+import copy
+import hashlib
+import json
+import operator
+import os
+import re
+import sys
+import zipfile
+from collections import Counter
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import torch
+import torch.nn.functional as F
+from torch import nn
+from torch.export import Dim, ExportedProgram
+from torch.export.graph_signature import InputKind, OutputKind
+from torch.fx.traceback import NodeSource
+from torch.utils import _pytree as pytree
+
+HERE = Path(__file__).resolve().parent
+MODELS = HERE / "models"
+MANIFEST = HERE / "manifest.json"
+SCRIPT_REL = "testdata/generate.py"
+SEED = 0
+
+# Byte strings that would name the generating machine; none may appear in a fixture.
+FORBIDDEN = [b"/work", b"/root", b"/home", b"/tmp", b"site-packages", b"/usr/"]
+
+F32_TOL = {"rtol": 1e-4, "atol": 1e-5}
+# Several layers of matmuls, normalisations and softmax: accumulation order differs between
+# PyTorch's CPU kernels and XLA, so absolute errors near zero grow past 1e-5.
+DEEP_F32_TOL = {"rtol": 1e-4, "atol": 1e-4}
+# bfloat16 has 8 bits of mantissa: one rounding step is 2^-8 relative.
+BF16_TOL = {"rtol": 1.6e-2, "atol": 1e-2}
+
+
+# --------------------------------------------------------------------------------------------
+# Fixture models
+# --------------------------------------------------------------------------------------------
+
+
+@dataclass
+class Case:
+    """One fixture: an eval-mode model, one or more positional input sets, export options."""
+
+    model: nn.Module
+    input_sets: list[tuple[torch.Tensor, ...]]
+    tolerance: dict[str, float] = field(default_factory=lambda: dict(F32_TOL))
+    dynamic_shapes: Any = None
+    # torch.export's default. Strict (dynamo) export of control's autocast block records a
+    # wrap_with_autocast whose body computes in float32 and fails when run (torch 2.15).
+    strict: bool = False
+
+
+def randn(gen: torch.Generator, *shape: int, dtype: torch.dtype = torch.float32) -> torch.Tensor:
+    return torch.randn(*shape, generator=gen).to(dtype)
+
+
+def randomize_batchnorm_stats(model: nn.Module) -> None:
+    """Give every BatchNorm non-trivial running statistics and affine parameters."""
+    gen = torch.Generator().manual_seed(SEED + 1)
+    for m in model.modules():
+        if isinstance(m, nn.modules.batchnorm._BatchNorm):
+            n = m.num_features
+            with torch.no_grad():
+                m.running_mean.copy_(torch.randn(n, generator=gen) * 0.1)
+                m.running_var.copy_(torch.rand(n, generator=gen) + 0.5)
+                m.weight.copy_(torch.rand(n, generator=gen) + 0.5)
+                m.bias.copy_(torch.randn(n, generator=gen) * 0.1)
+
+
+class Mlp(nn.Module):
+    def __init__(self) -> None:
+        super().__init__()
+        self.fc1 = nn.Linear(4, 8)
+        self.act = nn.ReLU()
+        self.fc2 = nn.Linear(8, 3)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return self.fc2(self.act(self.fc1(x)))
+
+
+def case_mlp(gen: torch.Generator) -> Case:
+    return Case(Mlp(), [(randn(gen, 2, 4),)])
+
+
+class Cnn(nn.Module):
+    def __init__(self) -> None:
+        super().__init__()
+        self.conv = nn.Conv2d(3, 8, kernel_size=3, padding=1)
+        self.bn = nn.BatchNorm2d(8)
+        self.act = nn.ReLU()
+        self.pool = nn.MaxPool2d(2)
+        self.gap = nn.AdaptiveAvgPool2d(1)
+        self.fc = nn.Linear(8, 5)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        x = self.pool(self.act(self.bn(self.conv(x))))
+        return self.fc(torch.flatten(self.gap(x), 1))
+
+
+def case_cnn(gen: torch.Generator) -> Case:
+    model = Cnn()
+    randomize_batchnorm_stats(model)
+    return Case(model, [(randn(gen, 2, 3, 8, 8),)])
+
+
+class DecoderBlock(nn.Module):
+    """Embedding, pre-norm causal attention and MLP with residuals, tied LM head."""
+
+    def __init__(self, vocab: int = 64, dim: int = 16, heads: int = 2) -> None:
+        super().__init__()
+        self.heads = heads
+        self.embed = nn.Embedding(vocab, dim)
+        self.attn_norm = nn.RMSNorm(dim, eps=1e-6)
+        self.qkv = nn.Linear(dim, 3 * dim)
+        self.proj = nn.Linear(dim, dim)
+        self.mlp_norm = nn.LayerNorm(dim)
+        self.up = nn.Linear(dim, 4 * dim)
+        self.down = nn.Linear(4 * dim, dim)
+        self.final_norm = nn.LayerNorm(dim)
+        self.lm_head = nn.Linear(dim, vocab, bias=False)
+        self.lm_head.weight = self.embed.weight
+
+    def forward(self, tokens: torch.Tensor) -> torch.Tensor:
+        h = self.embed(tokens)
+        b, t, d = h.shape
+        q, k, v = self.qkv(self.attn_norm(h)).split(d, dim=-1)
+        q, k, v = (z.view(b, t, self.heads, d // self.heads).transpose(1, 2) for z in (q, k, v))
+        a = F.scaled_dot_product_attention(q, k, v, is_causal=True)
+        h = h + self.proj(a.transpose(1, 2).reshape(b, t, d))
+        h = h + self.down(F.gelu(self.up(self.mlp_norm(h)), approximate="tanh"))
+        return self.lm_head(self.final_norm(h))
+
+
+def case_decoder(gen: torch.Generator) -> Case:
+    tokens = torch.randint(0, 64, (2, 8), generator=gen)
+    return Case(DecoderBlock(), [(tokens,)], tolerance=dict(DEEP_F32_TOL))
+
+
+class DynBatch(nn.Module):
+    def __init__(self) -> None:
+        super().__init__()
+        self.fc1 = nn.Linear(6, 12)
+        self.norm = nn.LayerNorm(12)
+        self.fc2 = nn.Linear(12, 2)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        h = torch.tanh(self.norm(self.fc1(x)))
+        return self.fc2(h).sum(dim=1) + x.shape[0]
+
+
+def case_dyn_batch(gen: torch.Generator) -> Case:
+    batch = Dim("batch", min=1, max=64)
+    return Case(
+        DynBatch(),
+        [(randn(gen, n, 4, 6),) for n in (4, 1, 7)],
+        dynamic_shapes={"x": {0: batch}},
+    )
+
+
+class Misc(nn.Module):
+    """Buffers of every kind, a lifted constant, integer arithmetic and indexing ops."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.w = nn.Parameter(torch.randn(6, 3))
+        self.register_buffer("scale", torch.rand(6) + 0.5)
+        self.register_buffer("scale_tail", self.scale[2:])
+        self.register_buffer("offsets", torch.arange(6, dtype=torch.int64), persistent=False)
+        self.table = torch.randn(6)
+
+    def forward(self, x: torch.Tensor, idx: torch.Tensor) -> tuple[torch.Tensor, ...]:
+        q = (idx * 3 + self.offsets[:4]) // 2
+        r = torch.remainder(q, 5)
+        bits = ((q & 6) | 1) ^ (r << 1)
+        rows = x[idx]
+        g = torch.gather(rows, 1, r.unsqueeze(1).expand(-1, 2))
+        scaled = rows * self.scale + self.table
+        tail = rows[:, 2:] * self.scale_tail
+        c = torch.cat([scaled, tail, g], dim=1)
+        c = torch.where(c > 0, c, -0.5 * c)
+        cs = torch.cumsum(c, dim=1)
+        am = torch.argmax(cs[:, ::2], dim=1)
+        y = cs[:, 1:7] @ self.w
+        return y, am, bits
+
+
+def case_misc(gen: torch.Generator) -> Case:
+    x = randn(gen, 5, 6)
+    idx = torch.randint(0, 5, (4,), generator=gen)
+    return Case(Misc(), [(x, idx)])
+
+
+class Cond(nn.Module):
+    def __init__(self) -> None:
+        super().__init__()
+        self.pos = nn.Linear(4, 4)
+        self.neg = nn.Linear(4, 4)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        def true_fn(x: torch.Tensor) -> torch.Tensor:
+            return torch.relu(self.pos(x)) + 1.0
+
+        def false_fn(x: torch.Tensor) -> torch.Tensor:
+            return torch.sin(self.neg(x)) * 2.0
+
+        return torch.cond(x.sum() > 0, true_fn, false_fn, (x,))
+
+
+def case_cond(gen: torch.Generator) -> Case:
+    x = randn(gen, 3, 4).abs()
+    # Input set 0 takes the true branch, set 1 the false branch.
+    return Case(Cond(), [(x,), (-x,)])
+
+
+class Control(nn.Module):
+    """A while loop, a no_grad block and an autocast block inside forward."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.lin = nn.Linear(4, 4)
+        self.mix = nn.Linear(4, 4)
+        self.w = nn.Parameter(torch.randn(4) * 0.5)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        with torch.no_grad():
+            h = self.lin(x) * 2.0
+        with torch.autocast("cpu", dtype=torch.bfloat16):
+            m = self.mix(h)
+        h = h + m.float()
+
+        def cond_fn(i: torch.Tensor, acc: torch.Tensor) -> torch.Tensor:
+            return i < 3
+
+        def body_fn(i: torch.Tensor, acc: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+            return i + 1, torch.tanh(acc * self.w) + 0.25 * i
+
+        _, out = while_loop(cond_fn, body_fn, (torch.zeros((), dtype=torch.int64), h))
+        return out
+
+
+def while_loop(cond_fn, body_fn, carried):  # type: ignore[no-untyped-def]
+    if hasattr(torch, "while_loop"):
+        return torch.while_loop(cond_fn, body_fn, carried)
+    from torch._higher_order_ops.while_loop import while_loop as hop_while_loop
+
+    return hop_while_loop(cond_fn, body_fn, carried)
+
+
+def case_control(gen: torch.Generator) -> Case:
+    # The autocast block rounds to bfloat16, so compare with bfloat16 tolerance.
+    return Case(Control(), [(randn(gen, 2, 4),)], tolerance=dict(BF16_TOL))
+
+
+class QuantBf16(nn.Module):
+    """int8 weights with per-output-channel bfloat16 scales, dequantised in forward."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        for name, (n_out, n_in) in {"w1": (16, 8), "w2": (4, 16)}.items():
+            w = torch.randn(n_out, n_in)
+            scale = w.abs().amax(dim=1) / 127.0
+            q = torch.round(w / scale[:, None]).clamp(-128, 127).to(torch.int8)
+            self.register_buffer(f"{name}_q", q)
+            self.register_buffer(f"{name}_scale", scale.to(torch.bfloat16))
+        self.b1 = nn.Parameter(torch.randn(16).to(torch.bfloat16))
+        self.norm = nn.LayerNorm(16, dtype=torch.bfloat16)
+
+    def dequant(self, name: str) -> torch.Tensor:
+        q = getattr(self, f"{name}_q")
+        return q.to(torch.bfloat16) * getattr(self, f"{name}_scale").unsqueeze(1)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        h = F.linear(x, self.dequant("w1"), self.b1)
+        h = F.silu(self.norm(h))
+        return F.linear(h, self.dequant("w2")) * 0.5
+
+
+def case_quant_bf16(gen: torch.Generator) -> Case:
+    return Case(QuantBf16(), [(randn(gen, 3, 8, dtype=torch.bfloat16),)], tolerance=dict(BF16_TOL))
+
+
+class Stateful(nn.Module):
+    """A KV-cache-style buffer written in place and a step counter."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.proj = nn.Linear(4, 4)
+        self.register_buffer("cache", torch.zeros(8, 4))
+        self.register_buffer("steps", torch.zeros(1, dtype=torch.int64))
+
+    def forward(self, x: torch.Tensor, pos: torch.Tensor) -> torch.Tensor:
+        self.cache.index_copy_(0, pos, self.proj(x))
+        self.steps.add_(1)
+        return self.cache.sum(dim=0) * self.steps.to(torch.float32)
+
+
+def case_stateful(gen: torch.Generator) -> Case:
+    return Case(Stateful(), [(randn(gen, 2, 4), torch.tensor([5, 2]))])
+
+
+class LogitsOnly(nn.Module):
+    """Calls a transformers model without cache and returns one tensor."""
+
+    def __init__(self, inner: nn.Module, output: str) -> None:
+        super().__init__()
+        self.inner = inner
+        self.output = output
+
+    def forward(self, input_ids: torch.Tensor, attention_mask: torch.Tensor | None = None) -> torch.Tensor:
+        kwargs = {"input_ids": input_ids}
+        if attention_mask is not None:
+            kwargs["attention_mask"] = attention_mask
+        if self.output == "logits":
+            kwargs["use_cache"] = False
+        return getattr(self.inner(**kwargs), self.output)
+
+
+def case_gpt2(gen: torch.Generator) -> Case:
+    from transformers import GPT2Config, GPT2LMHeadModel
+
+    config = GPT2Config(
+        vocab_size=128,
+        n_positions=32,
+        n_embd=32,
+        n_layer=2,
+        n_head=2,
+        bos_token_id=0,
+        eos_token_id=0,
+        attn_implementation="sdpa",
+    )
+    model = LogitsOnly(GPT2LMHeadModel(config), "logits")
+    input_ids = torch.randint(0, 128, (1, 8), generator=gen)
+    return Case(model, [(input_ids,)], tolerance=dict(DEEP_F32_TOL))
+
+
+def case_bert(gen: torch.Generator) -> Case:
+    from transformers import BertConfig, BertModel
+
+    config = BertConfig(
+        vocab_size=128,
+        hidden_size=32,
+        num_hidden_layers=2,
+        num_attention_heads=2,
+        intermediate_size=64,
+        max_position_embeddings=32,
+        attn_implementation="sdpa",
+    )
+    model = LogitsOnly(BertModel(config, add_pooling_layer=False), "last_hidden_state")
+    input_ids = torch.randint(0, 128, (2, 8), generator=gen)
+    attention_mask = torch.ones(2, 8, dtype=torch.int64)
+    attention_mask[1, 5:] = 0
+    return Case(model, [(input_ids, attention_mask)], tolerance=dict(DEEP_F32_TOL))
+
+
+def tiny_resnet(num_classes: int) -> nn.Module:
+    """torchvision's ResNet with BasicBlock and layers [1, 1, 1, 1], stages 8/16/32/64 channels wide.
+
+    ResNet hard-codes 64/128/256/512 channels (20 MB of weights); this keeps its forward and
+    blocks and rebuilds the stem, stages and head narrower with its own _make_layer.
+    """
+    from torchvision.models.resnet import BasicBlock, ResNet
+
+    model = ResNet(BasicBlock, [1, 1, 1, 1], num_classes=num_classes)
+    widths = (8, 16, 32, 64)
+    model.inplanes = widths[0]
+    model.conv1 = nn.Conv2d(3, widths[0], kernel_size=7, stride=2, padding=3, bias=False)
+    model.bn1 = nn.BatchNorm2d(widths[0])
+    model.layer1 = model._make_layer(BasicBlock, widths[0], 1)
+    model.layer2 = model._make_layer(BasicBlock, widths[1], 1, stride=2)
+    model.layer3 = model._make_layer(BasicBlock, widths[2], 1, stride=2)
+    model.layer4 = model._make_layer(BasicBlock, widths[3], 1, stride=2)
+    model.fc = nn.Linear(widths[3], num_classes)
+    return model
+
+
+def case_resnet(gen: torch.Generator) -> Case:
+    model = tiny_resnet(num_classes=10)
+    randomize_batchnorm_stats(model)
+    return Case(model, [(randn(gen, 1, 3, 32, 32),)], tolerance=dict(DEEP_F32_TOL))
+
+
+def case_vit(gen: torch.Generator) -> Case:
+    from torchvision.models.vision_transformer import VisionTransformer
+
+    model = VisionTransformer(
+        image_size=32, patch_size=8, num_layers=2, num_heads=2, hidden_dim=32, mlp_dim=64, num_classes=10
+    )
+    # torchvision zero-initialises the class token and the head, which makes every output 0.
+    with torch.no_grad():
+        model.class_token.normal_(std=0.02)
+        model.heads.head.weight.normal_(std=0.2)
+        model.heads.head.bias.normal_(std=0.02)
+    return Case(model, [(randn(gen, 1, 3, 32, 32),)], tolerance=dict(DEEP_F32_TOL))
+
+
+CASES: dict[str, Callable[[torch.Generator], Case]] = {
+    "mlp": case_mlp,
+    "cnn": case_cnn,
+    "decoder": case_decoder,
+    "dyn_batch": case_dyn_batch,
+    "misc": case_misc,
+    "cond": case_cond,
+    "control": case_control,
+    "quant_bf16": case_quant_bf16,
+    "stateful": case_stateful,
+    "gpt2": case_gpt2,
+    "bert": case_bert,
+    "resnet": case_resnet,
+    "vit": case_vit,
+}
+
+
+# --------------------------------------------------------------------------------------------
+# Graph helpers
+# --------------------------------------------------------------------------------------------
+
+
+def graph_modules(gm: torch.fx.GraphModule) -> list[torch.fx.GraphModule]:
+    return [m for m in gm.modules() if isinstance(m, torch.fx.GraphModule)]
+
+
+_FRAME_FILE = re.compile(r'File "([^"]+)"')
+_ADDRESS = re.compile(r" at 0x[0-9a-f]+")
+
+
+def repo_relative(path: str) -> str:
+    if path.startswith("<eval_with_key>"):
+        return "<eval_with_key>"  # FX-generated code, numbered by how many graphs the process made
+    if not os.path.isabs(path):
+        return path
+    if os.path.realpath(path) == os.path.realpath(__file__):
+        return SCRIPT_REL
+    marker = "site-packages" + os.sep
+    if marker in path:
+        return path.rsplit(marker, 1)[1]
+    return os.path.basename(path)
+
+
+def normalize_metadata(ep: ExportedProgram) -> None:
+    """Make node metadata machine- and run-independent before saving.
+
+    Stack-trace paths become repo-relative. torch 2.15 also records Python object ids (the
+    nn_module_stack keys of a strict export, `graph_id` in `from_node`) and function reprs with
+    memory addresses (`from_node` targets); these become stable names and first-seen ordinals.
+    """
+    module_keys: dict[str, str] = {}
+    graph_ids: dict[int, int] = {}
+    sources: dict[int, NodeSource] = {}
+
+    def module_key(key: str, path: str) -> str:
+        if not key.isdigit():
+            return key
+        if key not in module_keys:
+            stable = "L__self__" + re.sub(r"\W", "_", path)
+            while stable in module_keys.values():
+                stable += "_"
+            module_keys[key] = stable
+        return module_keys[key]
+
+    def source(src: NodeSource) -> NodeSource:
+        if id(src) not in sources:
+            copy_ = NodeSource(None, src.pass_name, list(src.action))
+            if src.node_info is not None:
+                graph_id = graph_ids.setdefault(src.graph_id, len(graph_ids))
+                target = _ADDRESS.sub("", src.target)
+                copy_.node_info = NodeSource.NodeInfo(src.name, target, graph_id)
+            copy_.from_node = [source(s) for s in src.from_node]
+            sources[id(src)] = copy_
+        return sources[id(src)]
+
+    for gm in graph_modules(ep.graph_module):
+        for node in gm.graph.nodes:
+            meta = node.meta
+            if trace := meta.get("stack_trace"):
+                meta["stack_trace"] = _FRAME_FILE.sub(lambda m: f'File "{repo_relative(m.group(1))}"', trace)
+            if stack := meta.get("nn_module_stack"):
+                meta["nn_module_stack"] = {module_key(k, v[0]): v for k, v in stack.items()}
+            if meta.get("from_node"):
+                meta["from_node"] = [source(s) for s in meta["from_node"]]
+
+
+def target_name(target: Any) -> str:
+    """The node target as torch's serializer spells it."""
+    if isinstance(target, str):
+        return target
+    module = target.__module__
+    if module.startswith("torch._ops"):
+        module = module.replace("torch._ops", "torch.ops", 1)
+    return f"{module}.{target.__name__}"
+
+
+def fx_op_histograms(gm: torch.fx.GraphModule) -> tuple[Counter, Counter]:
+    """(top-level ops, ops of all HOP subgraphs, recursively), as serialized nodes."""
+    top: Counter = Counter()
+    sub: Counter = Counter()
+
+    def visit(g: torch.fx.GraphModule, into: Counter) -> None:
+        for node in g.graph.nodes:
+            if node.op != "call_function":
+                continue
+            if node.target is operator.getitem:
+                continue  # folded into the producing node's outputs
+            into[target_name(node.target)] += 1
+            for arg in pytree.tree_leaves((node.args, node.kwargs)):
+                if isinstance(arg, torch.fx.Node) and arg.op == "get_attr":
+                    attr = getattr(g, arg.target)
+                    if isinstance(attr, torch.fx.GraphModule):
+                        visit(attr, sub)
+
+    visit(gm, top)
+    return top, sub
+
+
+def json_op_histograms(program: dict) -> tuple[Counter, Counter]:
+    top: Counter = Counter()
+    sub: Counter = Counter()
+
+    def subgraphs(value: Any):
+        if isinstance(value, dict):
+            for key, inner in value.items():
+                if key == "as_graph":
+                    yield inner["graph"]
+                else:
+                    yield from subgraphs(inner)
+        elif isinstance(value, list):
+            for inner in value:
+                yield from subgraphs(inner)
+
+    def visit(graph: dict, into: Counter) -> None:
+        for node in graph["nodes"]:
+            into[node["target"]] += 1
+            for g in subgraphs(node["inputs"]):
+                visit(g, sub)
+
+    visit(program["graph_module"]["graph"], top)
+    return top, sub
+
+
+def read_program_json(path: Path) -> dict:
+    with zipfile.ZipFile(path) as zf:
+        names = [n for n in zf.namelist() if n.endswith("/models/model.json")]
+        assert len(names) == 1, f"{path.name}: expected one models/model.json, found {names}"
+        return json.loads(zf.read(names[0]))
+
+
+def archived_tensor_fqns(path: Path) -> set[str]:
+    """FQNs described by the archive's weights and constants configs."""
+    with zipfile.ZipFile(path) as zf:
+        configs = [n for n in zf.namelist() if n.endswith(("_weights_config.json", "_constants_config.json"))]
+        return {fqn for n in configs for fqn in json.loads(zf.read(n))["config"]}
+
+
+# --------------------------------------------------------------------------------------------
+# Tensors, shapes, hashes
+# --------------------------------------------------------------------------------------------
+
+
+def dtype_name(dtype: torch.dtype) -> str:
+    return str(dtype).removeprefix("torch.")
+
+
+def dim_value(d: Any) -> int | str:
+    if isinstance(d, torch.SymInt):
+        expr = d.node.expr
+        return int(expr) if expr.is_number else str(expr)
+    return int(d)
+
+
+def tensor_spec(val: torch.Tensor) -> dict:
+    return {"dtype": dtype_name(val.dtype), "shape": [dim_value(d) for d in val.shape]}
+
+
+def to_numpy(t: torch.Tensor) -> np.ndarray:
+    t = t.detach().contiguous().cpu()
+    if t.dtype == torch.bfloat16:
+        t = t.float()  # lossless; the manifest keeps the real dtype
+    return t.numpy()
+
+
+def sha256_of(t: torch.Tensor) -> str:
+    t = t.detach().contiguous().cpu()
+    if t.dtype == torch.bfloat16:
+        t = t.view(torch.int16)
+    return hashlib.sha256(t.numpy().tobytes()).hexdigest()
+
+
+def flat_tensors(value: Any) -> list[torch.Tensor]:
+    leaves = pytree.tree_leaves(value)
+    assert all(isinstance(v, torch.Tensor) for v in leaves), f"non-tensor output leaves: {leaves}"
+    return leaves
+
+
+def assert_outputs_close(what: str, got: Any, want: list[torch.Tensor], tol: dict) -> None:
+    got = flat_tensors(got)
+    if len(got) != len(want):
+        raise AssertionError(f"{what}: {len(got)} outputs, eager gave {len(want)}")
+    for j, (g, w) in enumerate(zip(got, want)):
+        exact = not w.is_floating_point()
+        torch.testing.assert_close(
+            g,
+            w,
+            rtol=0 if exact else tol["rtol"],
+            atol=0 if exact else tol["atol"],
+            msg=lambda m, j=j: f"{what}: output {j} differs from eager: {m}",
+        )
+
+
+# --------------------------------------------------------------------------------------------
+# Export and checks
+# --------------------------------------------------------------------------------------------
+
+
+def program_tensors(ep: ExportedProgram) -> dict[str, torch.Tensor]:
+    return {**ep.state_dict, **{k: v for k, v in ep.constants.items() if isinstance(v, torch.Tensor)}}
+
+
+def run_unchanged(ep: ExportedProgram, args: tuple) -> Any:
+    """Run ep.module() and put back any buffer it mutated, so the saved state is the initial one.
+
+    The program shares its tensors with the eager model; running without autograd keeps an
+    in-place update of a buffer from giving that buffer a grad_fn (and requires_grad=True).
+    """
+    saved = {k: v.detach().clone() for k, v in program_tensors(ep).items()}
+    with torch.no_grad():
+        out = ep.module()(*args)
+        for k, v in program_tensors(ep).items():
+            v.copy_(saved[k])
+    return out
+
+
+def eager_run(model: nn.Module, args: tuple) -> tuple[list[torch.Tensor], dict[str, torch.Tensor]]:
+    """Outputs and final buffer values of one eager call on a fresh copy of the model."""
+    fresh = copy.deepcopy(model)
+    with torch.no_grad():
+        out = fresh(*args)
+    return [t.detach().clone() for t in flat_tensors(out)], {
+        k: v.detach().clone() for k, v in fresh.named_buffers()
+    }
+
+
+def check_program(what: str, ep: ExportedProgram, case: Case, eager: list) -> None:
+    for k, args in enumerate(case.input_sets):
+        assert_outputs_close(f"{what} input set {k}", run_unchanged(ep, args), eager[k][0], case.tolerance)
+
+
+def user_input_names(ep: ExportedProgram) -> list[str]:
+    return [s.arg.name for s in ep.graph_signature.input_specs if s.kind == InputKind.USER_INPUT]
+
+
+def describe_io(ep: ExportedProgram) -> tuple[list[dict], list[dict]]:
+    placeholders = {n.name: n for n in ep.graph.nodes if n.op == "placeholder"}
+    inputs = [{"name": name, **tensor_spec(placeholders[name].meta["val"])} for name in user_input_names(ep)]
+    output_node = next(n for n in ep.graph.nodes if n.op == "output")
+    outputs = [
+        tensor_spec(arg.meta["val"])
+        for arg, spec in zip(output_node.args[0], ep.graph_signature.output_specs)
+        if spec.kind == OutputKind.USER_OUTPUT
+    ]
+    return inputs, outputs
+
+
+def range_constraints(ep: ExportedProgram) -> dict[str, list]:
+    def bound(v: Any) -> int | None:
+        try:
+            return int(v) if v.is_finite else None
+        except (AttributeError, TypeError):
+            return None
+
+    return {str(sym): [bound(vr.lower), bound(vr.upper)] for sym, vr in ep.range_constraints.items()}
+
+
+def describe_weights(ep: ExportedProgram, model: nn.Module) -> tuple[dict, list[list[str]]]:
+    weights: dict[str, dict] = {}
+    tensors: dict[str, torch.Tensor] = {}
+    for spec in ep.graph_signature.input_specs:
+        fqn = spec.target
+        if spec.kind == InputKind.PARAMETER:
+            t, entry = ep.state_dict[fqn], {"kind": "parameter"}
+        elif spec.kind == InputKind.BUFFER:
+            t = ep.state_dict[fqn] if spec.persistent else ep.constants[fqn]
+            entry = {"kind": "buffer", "persistent": bool(spec.persistent)}
+        elif spec.kind == InputKind.CONSTANT_TENSOR:
+            t, entry = ep.constants[fqn], {"kind": "constant"}
+        elif spec.kind == InputKind.USER_INPUT:
+            continue
+        else:
+            raise AssertionError(f"unexpected input kind {spec.kind} for {fqn}")
+        if fqn in weights:
+            continue
+        eager = eager_attribute(model, fqn)
+        if eager is not None:
+            assert torch.equal(eager, t), f"{fqn}: exported value differs from the eager module's"
+        tensors[fqn] = t
+        weights[fqn] = {**entry, **tensor_spec(t), "sha256": sha256_of(eager if eager is not None else t)}
+    groups: dict[int, list[str]] = {}
+    for fqn, t in tensors.items():
+        groups.setdefault(t.untyped_storage().data_ptr(), []).append(fqn)
+    tied = sorted(sorted(g) for g in groups.values() if len(g) > 1)
+    return weights, tied
+
+
+def eager_attribute(model: nn.Module, fqn: str) -> torch.Tensor | None:
+    obj: Any = model
+    for part in fqn.split("."):
+        obj = getattr(obj, part, None)
+        if obj is None:
+            return None
+    return obj if isinstance(obj, torch.Tensor) else None
+
+
+def variant_summary(ep: ExportedProgram, path: Path) -> dict:
+    top, sub = fx_op_histograms(ep.graph_module)
+    program = read_program_json(path)
+    json_top, json_sub = json_op_histograms(program)
+    if (top, sub) != (json_top, json_sub):
+        raise AssertionError(
+            f"{path.name}: FX op histogram differs from the saved JSON:\n"
+            f"  fx   {dict(top)} / {dict(sub)}\n  json {dict(json_top)} / {dict(json_sub)}"
+        )
+    dialect = ep.dialect
+    assert program["verifiers"] == [dialect], f"{path.name}: verifiers {program['verifiers']} != {dialect}"
+    saved_ranges = {k: [v["min_val"], v["max_val"]] for k, v in program["range_constraints"].items()}
+    assert saved_ranges == range_constraints(ep), f"{path.name}: range constraints {saved_ranges}"
+    mutations = [s.target for s in ep.graph_signature.output_specs if s.kind == OutputKind.BUFFER_MUTATION]
+    return {
+        "dialect": dialect,
+        "ops": dict(sorted(top.items())),
+        "subgraph_ops": dict(sorted(sub.items())),
+        "buffer_mutations": mutations,
+    }
+
+
+def assert_machine_free(path: Path) -> None:
+    data = path.read_bytes()
+    found = [s.decode() for s in FORBIDDEN if s in data]
+    if found:
+        raise AssertionError(f"{path.name} names the machine: contains {found}")
+
+
+def set_prefix(name: str, k: int) -> str:
+    return name if k == 0 else f"{name}.set{k}"
+
+
+def generate(name: str) -> dict:
+    torch.manual_seed(SEED)
+    gen = torch.Generator().manual_seed(SEED)
+    case = CASES[name](gen)
+    model = case.model.eval()
+    initial = {k: (v.detach().clone(), v.requires_grad) for k, v in model.state_dict(keep_vars=True).items()}
+
+    eager = [eager_run(model, args) for args in case.input_sets]
+
+    ep = torch.export.export(
+        model, case.input_sets[0], dynamic_shapes=case.dynamic_shapes, strict=case.strict
+    )
+    check_program(f"{name}: exported", ep, case, eager)
+    core = ep.run_decompositions()
+    check_program(f"{name}: decomposed", core, case, eager)
+
+    for k, v in model.state_dict(keep_vars=True).items():
+        value, requires_grad = initial[k]
+        assert torch.equal(v, value), f"{name}: {k} changed while checking"
+        assert v.requires_grad == requires_grad, f"{name}: {k} requires_grad changed while checking"
+
+    MODELS.mkdir(parents=True, exist_ok=True)
+    variants = {}
+    for variant, program, suffix in (("pt2", ep, ""), ("core", core, ".core")):
+        normalize_metadata(program)
+        program.example_inputs = None
+        path = MODELS / f"{name}{suffix}.pt2"
+        torch.export.save(program, path)
+        assert_machine_free(path)
+        variants[variant] = variant_summary(program, path)
+
+    for suffix in ("", ".core"):
+        loaded = torch.export.load(MODELS / f"{name}{suffix}.pt2")
+        check_program(f"{name}{suffix}.pt2 reloaded", loaded, case, eager)
+
+    inputs, outputs = describe_io(ep)
+    assert (inputs, outputs) == describe_io(core), f"{name}: variants disagree on inputs/outputs"
+    weights, tied = describe_weights(ep, model)
+    assert (weights, tied) == describe_weights(core, model), f"{name}: variants disagree on weights"
+    for suffix in ("", ".core"):
+        archived = archived_tensor_fqns(MODELS / f"{name}{suffix}.pt2")
+        assert archived == set(weights), (
+            f"{name}{suffix}.pt2 stores {sorted(archived)}, not {sorted(weights)}"
+        )
+    assert range_constraints(ep) == range_constraints(core)
+
+    mutated = variants["core"]["buffer_mutations"]
+    sets = []
+    for k, (args, (outs, buffers)) in enumerate(zip(case.input_sets, eager)):
+        assert [tensor_spec(t)["dtype"] for t in args] == [i["dtype"] for i in inputs]
+        assert [tensor_spec(t)["dtype"] for t in outs] == [o["dtype"] for o in outputs]
+        prefix = set_prefix(name, k)
+        entry: dict[str, Any] = {"inputs": [], "outputs": []}
+        for kind, tensors in (("in", args), ("out", outs)):
+            for i, t in enumerate(tensors):
+                rel = f"models/{prefix}.{kind}{i}.npy"
+                np.save(HERE / rel, to_numpy(t), allow_pickle=False)
+                entry["inputs" if kind == "in" else "outputs"].append(rel)
+        if mutated:
+            entry["mutated_buffers"] = {}
+            for fqn in mutated:
+                rel = f"models/{prefix}.buffer.{fqn}.npy"
+                np.save(HERE / rel, to_numpy(buffers[fqn]), allow_pickle=False)
+                entry["mutated_buffers"][fqn] = rel
+        sets.append(entry)
+
+    return {
+        "files": {"pt2": f"models/{name}.pt2", "core": f"models/{name}.core.pt2", "sets": sets},
+        "inputs": inputs,
+        "outputs": outputs,
+        "range_constraints": range_constraints(ep),
+        "weights": weights,
+        "tied": tied,
+        "variants": variants,
+        "tolerance": case.tolerance,
+        "torch_version": torch.__version__,
+    }
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument(
+        "names", nargs="*", metavar="NAME", help=f"fixtures to regenerate (default: all): {', '.join(CASES)}"
+    )
+    names = parser.parse_args().names or list(CASES)
+    unknown = [n for n in names if n not in CASES]
+    if unknown:
+        parser.error(f"unknown fixture(s) {unknown}; known: {list(CASES)}")
+
+    torch.use_deterministic_algorithms(True)
+    torch.set_num_threads(1)
+
+    full = set(names) == set(CASES)
+    manifest: dict[str, Any] = {}
+    if full:
+        for stale in [*MODELS.glob("*.pt2"), *MODELS.glob("*.npy")]:
+            stale.unlink()
+    elif MANIFEST.exists():
+        manifest = json.loads(MANIFEST.read_text())
+    models = manifest.setdefault("models", {})
+    for name in names:
+        print(f"[{name}]", flush=True)
+        models[name] = generate(name)
+    manifest["torch_version"] = torch.__version__
+    MANIFEST.write_text(json.dumps(manifest, indent=2, sort_keys=True) + "\n")
+    for path in [MANIFEST, *MODELS.glob("*.npy")]:
+        assert_machine_free(path)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
