@@ -5,8 +5,6 @@ use std::path::PathBuf;
 use miette::Diagnostic;
 use thiserror::Error;
 
-use crate::SymError;
-
 /// An archive that cannot be read, and why.
 #[derive(Debug, Error, Diagnostic)]
 pub enum Pt2Error {
@@ -320,15 +318,6 @@ pub enum Pt2Error {
         )
     )]
     ViewTooLarge { fqn: String, bytes: u64, limit: u64 },
-    #[error("symbolic expression of `{what}` in `{archive}`: {source}")]
-    #[diagnostic(code(tpuc::pt2::symbolic), help("the archive may be damaged"))]
-    Symbolic {
-        archive: PathBuf,
-        what: String,
-        #[source]
-        #[diagnostic_source]
-        source: SymError,
-    },
 }
 
 /// The result type of this crate.

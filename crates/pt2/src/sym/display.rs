@@ -62,7 +62,9 @@ impl SymExpr {
                 let (factors, first) = match args.as_slice() {
                     [SymExpr::Int(-1), rest @ ..] if !rest.is_empty() => {
                         f.write_char('-')?;
-                        (rest, UNARY)
+                        // `-(-7)`, not `--7`.
+                        let negative_literal = matches!(rest[0], SymExpr::Int(v) if v < 0);
+                        (rest, if negative_literal { POWER } else { UNARY })
                     }
                     _ => (args.as_slice(), PRODUCT),
                 };

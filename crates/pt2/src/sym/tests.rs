@@ -169,3 +169,94 @@ fn free_symbols_are_sorted_and_unique() {
     );
     assert_eq!(SymExpr::parse(S77).unwrap().as_symbol(), Some("s77"));
 }
+
+/// SplitMix64, for reproducible random expressions.
+struct Rng(u64);
+
+impl Rng {
+    fn below(&mut self, n: u64) -> u64 {
+        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        (z ^ (z >> 31)) % n
+    }
+}
+
+fn random_expr(rng: &mut Rng, depth: u32) -> SymExpr {
+    let leaf = depth == 0 || rng.below(3) == 0;
+    if leaf {
+        return match rng.below(3) {
+            0 => SymExpr::Int(rng.below(21) as i64 - 10),
+            _ => SymExpr::Symbol(["s0", "s1", "u2"][rng.below(3) as usize].to_owned()),
+        };
+    }
+    let kind = rng.below(9);
+    let exponent = rng.below(3) as i64;
+    let mut sub = || random_expr(rng, depth - 1);
+    let (a, b) = (sub(), sub());
+    match kind {
+        0 => SymExpr::Add(vec![a, b, sub()]),
+        1 => SymExpr::Mul(vec![a, b]),
+        2 => SymExpr::Mul(vec![SymExpr::Int(-1), a]),
+        3 => SymExpr::FloorDiv(Box::new(a), Box::new(b)),
+        4 => SymExpr::Mod(Box::new(a), Box::new(b)),
+        5 => SymExpr::Pow(Box::new(a), Box::new(SymExpr::Int(exponent))),
+        6 => SymExpr::Max(vec![a, b]),
+        7 => SymExpr::CeilDiv(Box::new(a), Box::new(b)),
+        _ => SymExpr::Min(vec![a, b]),
+    }
+}
+
+#[test]
+fn printed_expressions_parse_back_to_the_same_value() {
+    let mut rng = Rng(7);
+    for case in 0..2000 {
+        let expr = random_expr(&mut rng, 4);
+        let text = expr.to_string();
+        let reparsed = SymExpr::parse(&text).unwrap_or_else(|e| panic!("case {case}: {text}: {e}"));
+        // Parsing folds `-(-7)` into `7`; from then on printing and parsing are stable.
+        let normal = reparsed.to_string();
+        assert_eq!(
+            SymExpr::parse(&normal).unwrap().to_string(),
+            normal,
+            "case {case}: {text}"
+        );
+        for values in [[3, 5, -2], [1, 1, 1], [-7, 4, 9]] {
+            let env = values_of(&values);
+            let (a, b) = (expr.eval(&env), reparsed.eval(&env));
+            match (&a, &b) {
+                (Ok(x), Ok(y)) => assert_eq!(x, y, "case {case}: {text}"),
+                (Err(x), Err(y)) => assert_eq!(
+                    std::mem::discriminant(x),
+                    std::mem::discriminant(y),
+                    "case {case}: {text}"
+                ),
+                _ => panic!("case {case}: {text}: {a:?} vs {b:?}"),
+            }
+        }
+    }
+}
+
+fn values_of(v: &[i64; 3]) -> HashMap<String, i64> {
+    values(&[("s0", v[0]), ("s1", v[1]), ("u2", v[2])])
+}
+
+#[test]
+fn arbitrary_text_never_panics() {
+    const ALPHABET: &[u8] = b"()+-*/%,'=<>!&|~ 0123456789sSymbolIntegerAddMulFloorDivMaxPow_";
+    let mut rng = Rng(11);
+    for _ in 0..20_000 {
+        let len = rng.below(40) as usize;
+        let text: String = (0..len)
+            .map(|_| ALPHABET[rng.below(ALPHABET.len() as u64) as usize] as char)
+            .collect();
+        if let Ok(expr) = SymExpr::parse(&text) {
+            let _ = expr.eval(&values_of(&[2, 3, 4]));
+            let shown = expr.to_string();
+            let again = SymExpr::parse(&shown)
+                .unwrap_or_else(|e| panic!("{text:?} printed as {shown:?}: {e}"));
+            assert_eq!(again.to_string(), shown, "{text:?}");
+        }
+    }
+}
