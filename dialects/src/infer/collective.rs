@@ -1,0 +1,159 @@
+//! Collectives: all_reduce, all_gather, reduce_scatter, all_to_all, collective_permute.
+
+use std::collections::HashSet;
+
+use super::{InferResult, RegionSig, check_dims, count, list, map_dim, scalar, tensor};
+use crate::attr::CollectiveAttrs;
+use crate::types::{TensorType, Type};
+
+fn check_groups(groups: &[Vec<i64>]) -> InferResult<()> {
+    let mut seen = HashSet::new();
+    for id in groups.iter().flatten() {
+        if *id < 0 {
+            return Err(format!("replica id {id} is negative"));
+        }
+        if !seen.insert(*id) {
+            return Err(format!("replica id {id} appears twice in replica_groups"));
+        }
+    }
+    Ok(())
+}
+
+fn group_size(collective: &CollectiveAttrs) -> InferResult<Option<u64>> {
+    check_groups(&collective.replica_groups)?;
+    Ok(collective.replica_groups.first().map(|g| g.len() as u64))
+}
+
+pub(super) fn all_reduce(operands: &[Type], regions: &[RegionSig]) -> InferResult<Vec<Type>> {
+    let first = tensor(
+        operands.first().ok_or("expects at least one operand")?,
+        "operand",
+    )?;
+    for ty in operands {
+        if tensor(ty, "operand")?.element != first.element {
+            return Err(format!("operands mix element types: {}", list(operands)));
+        }
+    }
+    let returns = [scalar(first.element)];
+    if regions[0].returns != returns {
+        return Err(format!(
+            "computation must return ({}), returns ({})",
+            list(&returns),
+            list(&regions[0].returns)
+        ));
+    }
+    Ok(operands.to_vec())
+}
+
+pub(super) fn all_gather(
+    dimension: i64,
+    collective: &CollectiveAttrs,
+    operands: &[Type],
+    declared: Option<&[Type]>,
+) -> InferResult<Vec<Type>> {
+    let size = group_size(collective)?;
+    let mut results = Vec::with_capacity(operands.len());
+    for ty in operands {
+        let operand = tensor(ty, "operand")?;
+        check_dims(&[dimension], operand.rank(), "all_gather_dim")?;
+        let mut shape = operand.shape.clone();
+        let d = dimension as usize;
+        shape[d] = match size {
+            Some(size) => map_dim(shape[d], |s| Ok(s * size))?,
+            None => declared
+                .and_then(|types| types.get(results.len()))
+                .and_then(Type::as_tensor)
+                .map(|t| t.shape[d])
+                .unwrap_or(crate::types::Dim::Dynamic),
+        };
+        results.push(Type::Tensor(TensorType::new(shape, operand.element)));
+    }
+    Ok(results)
+}
+
+pub(super) fn reduce_scatter(
+    dimension: i64,
+    collective: &CollectiveAttrs,
+    operands: &[Type],
+    regions: &[RegionSig],
+    declared: Option<&[Type]>,
+) -> InferResult<Vec<Type>> {
+    count(operands, 1)?;
+    let operand = tensor(&operands[0], "operand")?;
+    check_dims(&[dimension], operand.rank(), "scatter_dimension")?;
+    all_reduce(operands, regions)?;
+    let d = dimension as usize;
+    let mut shape = operand.shape.clone();
+    shape[d] = match group_size(collective)? {
+        Some(size) => map_dim(shape[d], |s| {
+            if size == 0 || s % size != 0 {
+                Err(format!(
+                    "dimension size {s} is not divisible by the group size {size}"
+                ))
+            } else {
+                Ok(s / size)
+            }
+        })?,
+        None => declared
+            .and_then(|types| types.first())
+            .and_then(Type::as_tensor)
+            .map(|t| t.shape[d])
+            .unwrap_or(crate::types::Dim::Dynamic),
+    };
+    Ok(vec![Type::Tensor(TensorType::new(shape, operand.element))])
+}
+
+pub(super) fn all_to_all(
+    split_dimension: i64,
+    concat_dimension: i64,
+    split_count: i64,
+    operands: &[Type],
+) -> InferResult<Vec<Type>> {
+    if split_count <= 0 {
+        return Err(format!("split_count must be positive, got {split_count}"));
+    }
+    let count = split_count as u64;
+    operands
+        .iter()
+        .map(|ty| {
+            let operand = tensor(ty, "operand")?;
+            check_dims(&[split_dimension], operand.rank(), "split_dimension")?;
+            check_dims(&[concat_dimension], operand.rank(), "concat_dimension")?;
+            let mut shape = operand.shape.clone();
+            let split = split_dimension as usize;
+            shape[split] = map_dim(shape[split], |s| {
+                if s % count != 0 {
+                    Err(format!(
+                        "split dimension size {s} is not divisible by {count}"
+                    ))
+                } else {
+                    Ok(s / count)
+                }
+            })?;
+            let concat = concat_dimension as usize;
+            shape[concat] = map_dim(shape[concat], |s| Ok(s * count))?;
+            Ok(Type::Tensor(TensorType::new(shape, operand.element)))
+        })
+        .collect()
+}
+
+pub(super) fn collective_permute(
+    pairs: &[(i64, i64)],
+    operands: &[Type],
+) -> InferResult<Vec<Type>> {
+    count(operands, 1)?;
+    tensor(&operands[0], "operand")?;
+    let (mut sources, mut targets) = (HashSet::new(), HashSet::new());
+    for &(source, target) in pairs {
+        if source < 0 || target < 0 {
+            return Err(format!("pair ({source}, {target}) has a negative id"));
+        }
+        if !sources.insert(source) {
+            return Err(format!("source {source} appears twice"));
+        }
+        if !targets.insert(target) {
+            return Err(format!("target {target} appears twice"));
+        }
+    }
+    Ok(operands.to_vec())
+}

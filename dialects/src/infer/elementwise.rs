@@ -1,0 +1,225 @@
+//! Elementwise ops: unary, binary, compare, select, clamp, conversions.
+
+use super::{InferResult, count, declared_tensor, refine_shape, tensor};
+use crate::attr::ComparisonType;
+use crate::op::{BinaryOp, UnaryOp};
+use crate::types::{ElementType, TensorType, Type};
+
+#[derive(Clone, Copy)]
+enum Class {
+    Bool,
+    Int,
+    Float,
+    Complex,
+}
+
+fn class(element: ElementType) -> Class {
+    if element.is_bool() {
+        Class::Bool
+    } else if element.is_integer() {
+        Class::Int
+    } else if element.is_complex() {
+        Class::Complex
+    } else {
+        Class::Float
+    }
+}
+
+fn unary_accepts(op: UnaryOp, element: ElementType) -> bool {
+    use UnaryOp::*;
+    let c = class(element);
+    match op {
+        Abs | Sign => element.is_signed_integer() || matches!(c, Class::Float | Class::Complex),
+        Cbrt | Cosine | Exponential | ExponentialMinusOne | Log | LogPlusOne | Logistic | Rsqrt
+        | Sine | Sqrt | Tan | Tanh | Imag | Real => {
+            matches!(c, Class::Float | Class::Complex)
+        }
+        Ceil | Floor | RoundNearestAfz | RoundNearestEven | IsFinite => matches!(c, Class::Float),
+        CountLeadingZeros | Popcnt => matches!(c, Class::Int),
+        Negate => matches!(c, Class::Int | Class::Float | Class::Complex),
+        Not => matches!(c, Class::Bool | Class::Int),
+    }
+}
+
+pub(super) fn unary(op: UnaryOp, operands: &[Type]) -> InferResult<Vec<Type>> {
+    count(operands, 1)?;
+    let operand = tensor(&operands[0], "operand")?;
+    if !unary_accepts(op, operand.element) {
+        return Err(format!("does not accept element type {}", operand.element));
+    }
+    let element = match op {
+        UnaryOp::IsFinite => ElementType::I1,
+        UnaryOp::Abs | UnaryOp::Imag | UnaryOp::Real => {
+            operand.element.complex_part().unwrap_or(operand.element)
+        }
+        _ => operand.element,
+    };
+    Ok(vec![Type::Tensor(operand.with_element(element))])
+}
+
+fn binary_accepts(op: BinaryOp, element: ElementType) -> bool {
+    use BinaryOp::*;
+    let c = class(element);
+    match op {
+        Add | Multiply | Maximum | Minimum => true,
+        And | Or | Xor => matches!(c, Class::Bool | Class::Int),
+        Atan2 => matches!(c, Class::Float | Class::Complex),
+        Complex => matches!(element, ElementType::F32 | ElementType::F64),
+        Divide | Power | Remainder | Subtract => {
+            matches!(c, Class::Int | Class::Float | Class::Complex)
+        }
+        ShiftLeft | ShiftRightArithmetic | ShiftRightLogical => matches!(c, Class::Int),
+    }
+}
+
+pub(super) fn binary(op: BinaryOp, operands: &[Type]) -> InferResult<Vec<Type>> {
+    count(operands, 2)?;
+    let lhs = tensor(&operands[0], "lhs")?;
+    let rhs = tensor(&operands[1], "rhs")?;
+    if lhs.element != rhs.element {
+        return Err(format!(
+            "operand element types differ: {} and {}",
+            lhs.element, rhs.element
+        ));
+    }
+    if !binary_accepts(op, lhs.element) {
+        return Err(format!("does not accept element type {}", lhs.element));
+    }
+    let shape = refine_shape(&lhs.shape, &rhs.shape, "operands")?;
+    let element = match op {
+        BinaryOp::Complex => lhs.element.complex_of().unwrap_or(lhs.element),
+        _ => lhs.element,
+    };
+    Ok(vec![Type::Tensor(TensorType::new(shape, element))])
+}
+
+/// The comparison type StableHLO expects for an element type.
+pub(crate) fn default_compare_type(element: ElementType) -> ComparisonType {
+    if element.is_signed_integer() {
+        ComparisonType::Signed
+    } else if element.is_unsigned_integer() || element.is_bool() {
+        ComparisonType::Unsigned
+    } else {
+        ComparisonType::Float
+    }
+}
+
+pub(super) fn compare(
+    compare_type: Option<ComparisonType>,
+    operands: &[Type],
+) -> InferResult<Vec<Type>> {
+    count(operands, 2)?;
+    let lhs = tensor(&operands[0], "lhs")?;
+    let rhs = tensor(&operands[1], "rhs")?;
+    if lhs.element != rhs.element {
+        return Err(format!(
+            "operand element types differ: {} and {}",
+            lhs.element, rhs.element
+        ));
+    }
+    if let Some(compare_type) = compare_type {
+        let expected = default_compare_type(lhs.element);
+        let ok = compare_type == expected
+            || (compare_type == ComparisonType::TotalOrder && lhs.element.is_float());
+        if !ok {
+            return Err(format!(
+                "compare type {} does not fit element type {}",
+                compare_type.keyword(),
+                lhs.element
+            ));
+        }
+    }
+    let shape = refine_shape(&lhs.shape, &rhs.shape, "operands")?;
+    Ok(vec![Type::Tensor(TensorType::new(shape, ElementType::I1))])
+}
+
+pub(super) fn select(operands: &[Type]) -> InferResult<Vec<Type>> {
+    count(operands, 3)?;
+    let pred = tensor(&operands[0], "pred")?;
+    let on_true = tensor(&operands[1], "on_true")?;
+    let on_false = tensor(&operands[2], "on_false")?;
+    if pred.element != ElementType::I1 {
+        return Err(format!(
+            "pred must have element type i1, got {}",
+            pred.element
+        ));
+    }
+    if on_true.element != on_false.element {
+        return Err(format!(
+            "on_true and on_false element types differ: {} and {}",
+            on_true.element, on_false.element
+        ));
+    }
+    let shape = refine_shape(&on_true.shape, &on_false.shape, "on_true and on_false")?;
+    if pred.rank() != 0 {
+        refine_shape(&pred.shape, &shape, "pred and on_true")?;
+    }
+    Ok(vec![Type::Tensor(TensorType::new(shape, on_true.element))])
+}
+
+pub(super) fn clamp(operands: &[Type]) -> InferResult<Vec<Type>> {
+    count(operands, 3)?;
+    let min = tensor(&operands[0], "min")?;
+    let operand = tensor(&operands[1], "operand")?;
+    let max = tensor(&operands[2], "max")?;
+    for (bound, what) in [(min, "min"), (max, "max")] {
+        if bound.element != operand.element {
+            return Err(format!(
+                "{what} has element type {}, operand {}",
+                bound.element, operand.element
+            ));
+        }
+        if bound.rank() != 0 {
+            refine_shape(&bound.shape, &operand.shape, what)?;
+        }
+    }
+    Ok(vec![Type::Tensor(operand.clone())])
+}
+
+pub(super) fn convert(operands: &[Type], declared: Option<&[Type]>) -> InferResult<Vec<Type>> {
+    count(operands, 1)?;
+    let operand = tensor(&operands[0], "operand")?;
+    let result = declared_tensor(declared)?;
+    if operand.element.is_complex() && !result.element.is_complex() {
+        return Err(format!(
+            "cannot convert {} to {}: take `real`/`imag` first",
+            operand.element, result.element
+        ));
+    }
+    let shape = refine_shape(&operand.shape, &result.shape, "operand and result")?;
+    Ok(vec![Type::Tensor(TensorType::new(shape, result.element))])
+}
+
+pub(super) fn bitcast_convert(
+    operands: &[Type],
+    declared: Option<&[Type]>,
+) -> InferResult<Vec<Type>> {
+    count(operands, 1)?;
+    let operand = tensor(&operands[0], "operand")?;
+    let result = declared_tensor(declared)?;
+    let (from, to) = (operand.element.bit_width(), result.element.bit_width());
+    if from == to {
+        refine_shape(&operand.shape, &result.shape, "operand and result")?;
+    } else if from > to {
+        let ratio = u64::from(from / to);
+        let (last, rest) = result
+            .shape
+            .split_last()
+            .ok_or("narrowing bitcast needs a result of rank >= 1")?;
+        refine_shape(&operand.shape, rest, "operand and result")?;
+        if !last.is_compatible(ratio.into()) || from % to != 0 {
+            return Err(format!("the result's last dimension must be {ratio}"));
+        }
+    } else {
+        let ratio = u64::from(to / from);
+        let (last, rest) = operand
+            .shape
+            .split_last()
+            .ok_or("widening bitcast needs an operand of rank >= 1")?;
+        refine_shape(rest, &result.shape, "operand and result")?;
+        if !last.is_compatible(ratio.into()) || to % from != 0 {
+            return Err(format!("the operand's last dimension must be {ratio}"));
+        }
+    }
+    Ok(vec![Type::Tensor(result.clone())])
+}

@@ -1,0 +1,785 @@
+//! The custom assembly forms of StableHLO, func and sdy ops: `%0 = stablehlo.add %a, %b : T`,
+//! `stablehlo.reduce(...) applies ...`, `stablehlo.while(...) cond {..} do {..}`, ...
+//! Each form is read into the op's generic attribute names, then built like a generic op.
+
+use super::attr::{Attr, AttrValue};
+use super::cursor::PResult;
+use super::kind::types_text;
+use super::lexer::Token;
+use super::ops::{ArgDecl, Entry, Parser};
+use crate::attr::DotDims;
+use crate::function::{BlockId, Function, NewOp, OpId, Value};
+use crate::op::OpKind;
+use crate::types::Type;
+
+/// The type after `:` in a custom form: a functional type or a plain list.
+enum Sig {
+    Functional(Vec<Type>, Vec<Type>),
+    List(Vec<Type>),
+}
+
+impl Parser<'_> {
+    fn opt_attr_dict(&mut self) -> PResult<Vec<(String, Attr)>> {
+        if self.c.is(&Token::LBrace)? {
+            self.c.attr_dict()
+        } else {
+            Ok(Vec::new())
+        }
+    }
+
+    fn sig(&mut self) -> PResult<Sig> {
+        self.c.expect(Token::Colon, "before the op's type")?;
+        if self.c.is(&Token::LParen)? {
+            let (inputs, results) = self.c.function_type("")?;
+            return Ok(Sig::Functional(inputs, results));
+        }
+        Ok(Sig::List(self.c.type_list("as the op's type")?))
+    }
+
+    fn synthesized(&mut self, value: AttrValue, start: usize) -> Attr {
+        Attr {
+            value,
+            start,
+            end: self.c.last_end,
+        }
+    }
+
+    /// The custom assembly form of `name`.
+    pub(super) fn custom_op(
+        &mut self,
+        f: &mut Function,
+        block: BlockId,
+        name: &str,
+        start: usize,
+        end: usize,
+    ) -> PResult<OpId> {
+        let canonical = match name {
+            "return" => "func.return",
+            "call" => "func.call",
+            other => other,
+        };
+        self.check_known(canonical, start, end)?;
+        let span = (start, end);
+        let name = canonical;
+        match name {
+            "func.return" | "stablehlo.return" => {
+                let operands = self.operands_bare()?;
+                let attrs = self.opt_attr_dict()?;
+                let inputs = if operands.is_empty() {
+                    Vec::new()
+                } else {
+                    self.list_sig(name)?
+                };
+                self.finish_op(
+                    f,
+                    block,
+                    name,
+                    span,
+                    operands,
+                    inputs,
+                    Vec::new(),
+                    Vec::new(),
+                    attrs,
+                )
+            }
+            "func.call" => {
+                let sym_start = self.c.here()?;
+                let (callee, _, _) = self.c.symbol("as the callee")?;
+                let callee = self.synthesized(AttrValue::Symbol(callee), sym_start);
+                let operands = self.operands_paren("after the callee")?;
+                let mut attrs = self.opt_attr_dict()?;
+                attrs.push(("callee".to_string(), callee));
+                let (inputs, results) = self.functional_sig()?;
+                self.finish_op(
+                    f,
+                    block,
+                    name,
+                    span,
+                    operands,
+                    inputs,
+                    results,
+                    Vec::new(),
+                    attrs,
+                )
+            }
+            "sdy.sharding_constraint" => {
+                let operand = self.operand("as the operand")?;
+                let at = self.c.here()?;
+                self.c.expect(Token::Less, "before the sharding")?;
+                let sharding = self.c.sharding_body()?;
+                self.c.expect(Token::Greater, "after the sharding")?;
+                let sharding = self.synthesized(AttrValue::Sharding(sharding), at);
+                let mut attrs = self.opt_attr_dict()?;
+                attrs.push(("sharding".to_string(), sharding));
+                let ty = self.single_type()?;
+                self.finish_op(
+                    f,
+                    block,
+                    name,
+                    span,
+                    vec![operand],
+                    vec![ty.clone()],
+                    vec![ty],
+                    Vec::new(),
+                    attrs,
+                )
+            }
+            "stablehlo.compare" => {
+                let at = self.c.here()?;
+                let (direction, _, _) = self.c.ident("as the comparison direction")?;
+                let direction = self.synthesized(
+                    AttrValue::Enum {
+                        kind: "comparison_direction".into(),
+                        value: direction,
+                    },
+                    at,
+                );
+                self.c
+                    .expect(Token::Comma, "after the comparison direction")?;
+                let lhs = self.operand("as the left operand")?;
+                if !self.c.is(&Token::Comma)? {
+                    return Err(self.c.expected("','", "after operand"));
+                }
+                self.c.next()?;
+                let rhs = self.operand("as the right operand")?;
+                let mut attrs = vec![("comparison_direction".to_string(), direction)];
+                if self.c.eat(&Token::Comma)? {
+                    let at = self.c.here()?;
+                    let (ty, _, _) = self.c.ident("as the comparison type")?;
+                    let ty = self.synthesized(
+                        AttrValue::Enum {
+                            kind: "comparison_type".into(),
+                            value: ty,
+                        },
+                        at,
+                    );
+                    attrs.push(("compare_type".to_string(), ty));
+                }
+                attrs.extend(self.opt_attr_dict()?);
+                let (inputs, results) = self.functional_sig()?;
+                self.finish_op(
+                    f,
+                    block,
+                    name,
+                    span,
+                    vec![lhs, rhs],
+                    inputs,
+                    results,
+                    Vec::new(),
+                    attrs,
+                )
+            }
+            "stablehlo.constant" => {
+                let mut attrs = self.opt_attr_dict()?;
+                let value = self.c.attr()?;
+                let AttrValue::Dense { ty, .. } = &value.value else {
+                    return Err(self.c.error_at(
+                        value.start,
+                        value.end,
+                        "expected a dense literal like `dense<1.0> : tensor<f32>`",
+                    ));
+                };
+                let results = vec![Type::Tensor(ty.clone())];
+                attrs.push(("value".to_string(), value));
+                self.finish_op(
+                    f,
+                    block,
+                    name,
+                    span,
+                    Vec::new(),
+                    Vec::new(),
+                    results,
+                    Vec::new(),
+                    attrs,
+                )
+            }
+            "stablehlo.slice" => {
+                let operand = self.operand("as the sliced operand")?;
+                let at = self.c.here()?;
+                self.c
+                    .expect(Token::LBracket, "to start the slice ranges")?;
+                let (mut starts, mut limits, mut strides) = (Vec::new(), Vec::new(), Vec::new());
+                if !self.c.eat(&Token::RBracket)? {
+                    loop {
+                        starts.push(self.c.int("as a slice start")?);
+                        self.c.expect(Token::Colon, "after a slice start")?;
+                        limits.push(self.c.int("as a slice limit")?);
+                        strides.push(if self.c.eat(&Token::Colon)? {
+                            self.c.int("as a slice stride")?
+                        } else {
+                            1
+                        });
+                        if self.c.eat(&Token::RBracket)? {
+                            break;
+                        }
+                        self.c.expect(Token::Comma, "between slice ranges")?;
+                    }
+                }
+                let mut attrs = vec![
+                    (
+                        "start_indices".to_string(),
+                        self.synthesized(AttrValue::I64Array(starts), at),
+                    ),
+                    (
+                        "limit_indices".to_string(),
+                        self.synthesized(AttrValue::I64Array(limits), at),
+                    ),
+                    (
+                        "strides".to_string(),
+                        self.synthesized(AttrValue::I64Array(strides), at),
+                    ),
+                ];
+                attrs.extend(self.opt_attr_dict()?);
+                let (inputs, results) = self.functional_sig()?;
+                self.finish_op(
+                    f,
+                    block,
+                    name,
+                    span,
+                    vec![operand],
+                    inputs,
+                    results,
+                    Vec::new(),
+                    attrs,
+                )
+            }
+            "stablehlo.convolution" => {
+                let operands = self.operands_paren("after `stablehlo.convolution`")?;
+                self.c
+                    .expect_ident("dim_numbers", "in `stablehlo.convolution`")?;
+                self.c.expect(Token::Equal, "after `dim_numbers`")?;
+                let at = self.c.here()?;
+                let dims = self.c.compact_conv_dims()?;
+                let mut attrs = vec![(
+                    "dimension_numbers".to_string(),
+                    self.synthesized(AttrValue::Conv(dims), at),
+                )];
+                if self.c.eat(&Token::Comma)? {
+                    self.c
+                        .expect_ident("window", "in `stablehlo.convolution`")?;
+                    self.c.expect(Token::Equal, "after `window`")?;
+                    for (key, value) in self.c.attr_dict()? {
+                        let generic = match key.as_str() {
+                            "stride" => "window_strides",
+                            "pad" => "padding",
+                            "lhs_dilate" => "lhs_dilation",
+                            "rhs_dilate" => "rhs_dilation",
+                            "reverse" => "window_reversal",
+                            _ => {
+                                return Err(self.c.error_at(
+                                    value.start,
+                                    value.end,
+                                    format!("unknown window field `{key}`"),
+                                ));
+                            }
+                        };
+                        attrs.push((generic.to_string(), value));
+                    }
+                }
+                attrs.extend(self.opt_attr_dict()?);
+                let (inputs, results) = self.functional_sig()?;
+                self.finish_op(
+                    f,
+                    block,
+                    name,
+                    span,
+                    operands,
+                    inputs,
+                    results,
+                    Vec::new(),
+                    attrs,
+                )
+            }
+            "stablehlo.reduce" => self.custom_reduce(f, block, span),
+            "stablehlo.while" => self.custom_while(f, block, span),
+            "stablehlo.custom_call" => {
+                let at = self.c.here()?;
+                let (target, _, _) = self.c.symbol("as the custom call target")?;
+                let target = self.synthesized(AttrValue::Str(target), at);
+                let operands = self.operands_paren("after the custom call target")?;
+                let mut attrs = self.opt_attr_dict()?;
+                attrs.push(("call_target_name".to_string(), target));
+                let (inputs, results) = self.functional_sig()?;
+                self.finish_op(
+                    f,
+                    block,
+                    name,
+                    span,
+                    operands,
+                    inputs,
+                    results,
+                    Vec::new(),
+                    attrs,
+                )
+            }
+            "stablehlo.composite" => {
+                let at = self.c.here()?;
+                let composite = self.c.string("as the composite name")?;
+                let composite = self.synthesized(AttrValue::Str(composite), at);
+                let operands = self.operands_bare()?;
+                let mut attrs = self.opt_attr_dict()?;
+                attrs.push(("name".to_string(), composite));
+                let (inputs, results) = self.functional_sig()?;
+                self.finish_op(
+                    f,
+                    block,
+                    name,
+                    span,
+                    operands,
+                    inputs,
+                    results,
+                    Vec::new(),
+                    attrs,
+                )
+            }
+            "stablehlo.replica_id" | "stablehlo.partition_id" => {
+                let attrs = self.opt_attr_dict()?;
+                let ty = self.single_type()?;
+                self.finish_op(
+                    f,
+                    block,
+                    name,
+                    span,
+                    Vec::new(),
+                    Vec::new(),
+                    vec![ty],
+                    Vec::new(),
+                    attrs,
+                )
+            }
+            "stablehlo.optimization_barrier" if self.c.is(&Token::LParen)? => {
+                self.c.next()?;
+                self.c
+                    .expect(Token::RParen, "in `stablehlo.optimization_barrier()`")?;
+                self.finish_op(
+                    f,
+                    block,
+                    name,
+                    span,
+                    Vec::new(),
+                    Vec::new(),
+                    Vec::new(),
+                    Vec::new(),
+                    Vec::new(),
+                )
+            }
+            _ => self.custom_common(f, block, name, span),
+        }
+    }
+
+    fn list_sig(&mut self, name: &str) -> PResult<Vec<Type>> {
+        match self.sig()? {
+            Sig::List(types) => Ok(types),
+            Sig::Functional(..) => Err(self.c.error_at(
+                self.c.last_end,
+                self.c.last_end,
+                format!("`{name}` takes a plain type list here, not a function type"),
+            )),
+        }
+    }
+
+    fn functional_sig(&mut self) -> PResult<(Vec<Type>, Vec<Type>)> {
+        self.c.expect(Token::Colon, "before the op's type")?;
+        self.c.function_type("as the op's type")
+    }
+
+    fn single_type(&mut self) -> PResult<Type> {
+        self.c.expect(Token::Colon, "before the op's type")?;
+        self.c.ty("as the op's type")
+    }
+
+    /// `op %a, %b, key = value, ... {attrs} : type`: elementwise ops, broadcast, transpose,
+    /// reshape, pad, dot_general, dynamic ops, rng_bit_generator, ...
+    fn custom_common(
+        &mut self,
+        f: &mut Function,
+        block: BlockId,
+        name: &str,
+        span: (usize, usize),
+    ) -> PResult<OpId> {
+        self.comma_consumed = false;
+        let operands = self.operands_bare()?;
+        let mut attrs = Vec::new();
+        let mut dot = DotDims::default();
+        let mut has_dot = false;
+        let keywords_follow = self.comma_consumed
+            || (operands.is_empty() && matches!(self.c.peek()?, Token::Ident(_)));
+        self.comma_consumed = false;
+        if keywords_follow {
+            loop {
+                let (key, key_start, key_end) = self.c.ident("as a keyword")?;
+                self.c.expect(Token::Equal, "after the keyword")?;
+                let at = self.c.here()?;
+                let unexpected = |p: &Self| {
+                    p.c.error_at(
+                        key_start,
+                        key_end,
+                        format!("unexpected keyword `{key}` in `{name}`"),
+                    )
+                };
+                match key.as_str() {
+                    "dims" | "sizes" | "low" | "high" | "interior" => {
+                        let generic = match (key.as_str(), name) {
+                            (
+                                "dims",
+                                "stablehlo.broadcast_in_dim" | "stablehlo.dynamic_broadcast_in_dim",
+                            ) => "broadcast_dimensions",
+                            ("dims", "stablehlo.transpose") => "permutation",
+                            ("dims", "stablehlo.reverse") => "dimensions",
+                            ("sizes", "stablehlo.dynamic_slice") => "slice_sizes",
+                            ("low", "stablehlo.pad") => "edge_padding_low",
+                            ("high", "stablehlo.pad") => "edge_padding_high",
+                            ("interior", "stablehlo.pad") => "interior_padding",
+                            _ => return Err(unexpected(self)),
+                        };
+                        let values = self.c.int_list("after the keyword")?;
+                        attrs.push((
+                            generic.to_string(),
+                            self.synthesized(AttrValue::I64Array(values), at),
+                        ));
+                    }
+                    "dim" => {
+                        let generic = match name {
+                            "stablehlo.iota" | "stablehlo.dynamic_iota" => "iota_dimension",
+                            "stablehlo.concatenate" | "stablehlo.get_dimension_size" => "dimension",
+                            _ => return Err(unexpected(self)),
+                        };
+                        let value = self.c.int("after `dim =`")?;
+                        attrs.push((
+                            generic.to_string(),
+                            self.synthesized(
+                                AttrValue::Int {
+                                    value: value.into(),
+                                    ty: None,
+                                },
+                                at,
+                            ),
+                        ));
+                    }
+                    "batching_dims" | "contracting_dims" if name == "stablehlo.dot_general" => {
+                        let lhs = self.c.int_list("after the keyword")?;
+                        self.c
+                            .expect_ident("x", "between the lhs and rhs dimensions")?;
+                        let rhs = self.c.int_list("after `x`")?;
+                        if key == "batching_dims" {
+                            (dot.lhs_batching, dot.rhs_batching) = (lhs, rhs);
+                        } else {
+                            (dot.lhs_contracting, dot.rhs_contracting) = (lhs, rhs);
+                        }
+                        has_dot = true;
+                    }
+                    "precision" if matches!(name, "stablehlo.dot_general" | "stablehlo.dot") => {
+                        self.c
+                            .expect(Token::LBracket, "to start the precision list")?;
+                        let mut items = Vec::new();
+                        if !self.c.eat(&Token::RBracket)? {
+                            loop {
+                                let item_at = self.c.here()?;
+                                let (value, _, _) = self.c.ident("as a precision")?;
+                                items.push(self.synthesized(
+                                    AttrValue::Enum {
+                                        kind: "precision".into(),
+                                        value,
+                                    },
+                                    item_at,
+                                ));
+                                if self.c.eat(&Token::RBracket)? {
+                                    break;
+                                }
+                                self.c.expect(Token::Comma, "between precisions")?;
+                            }
+                        }
+                        attrs.push((
+                            "precision_config".to_string(),
+                            self.synthesized(AttrValue::Array(items), at),
+                        ));
+                    }
+                    "algorithm" if name == "stablehlo.rng_bit_generator" => {
+                        let (value, _, _) = self.c.ident("as the RNG algorithm")?;
+                        attrs.push((
+                            "rng_algorithm".to_string(),
+                            self.synthesized(
+                                AttrValue::Enum {
+                                    kind: "rng_algorithm".into(),
+                                    value,
+                                },
+                                at,
+                            ),
+                        ));
+                    }
+                    _ => return Err(unexpected(self)),
+                }
+                if !self.c.eat(&Token::Comma)? {
+                    break;
+                }
+            }
+        }
+        if has_dot {
+            let at = span.0;
+            attrs.push((
+                "dot_dimension_numbers".to_string(),
+                Attr {
+                    value: AttrValue::Dot(dot),
+                    start: at,
+                    end: span.1,
+                },
+            ));
+        }
+        attrs.extend(self.opt_attr_dict()?);
+        let (inputs, results) = match self.sig()? {
+            Sig::Functional(inputs, results) => (inputs, results),
+            Sig::List(types) => self.expand_list_sig(name, &operands, types)?,
+        };
+        self.finish_op(
+            f,
+            block,
+            name,
+            span,
+            operands,
+            inputs,
+            results,
+            Vec::new(),
+            attrs,
+        )
+    }
+
+    /// Operand and result types from the short type forms.
+    fn expand_list_sig(
+        &mut self,
+        name: &str,
+        operands: &[Value],
+        types: Vec<Type>,
+    ) -> PResult<(Vec<Type>, Vec<Type>)> {
+        match (name, types.as_slice()) {
+            ("stablehlo.select", [pred, ty]) => {
+                Ok((vec![pred.clone(), ty.clone(), ty.clone()], vec![ty.clone()]))
+            }
+            ("stablehlo.optimization_barrier", _) => Ok((types.clone(), types)),
+            ("stablehlo.iota", [ty]) => Ok((Vec::new(), vec![ty.clone()])),
+            // `stablehlo.complex %re, %im : tensor<4xcomplex<f32>>` names the result type only.
+            ("stablehlo.complex", [Type::Tensor(result)]) if result.element.is_complex() => {
+                let part = result
+                    .element
+                    .complex_part()
+                    .map(|e| result.with_element(e));
+                let part = Type::Tensor(part.expect("complex types have a part type"));
+                Ok((vec![part; operands.len()], types))
+            }
+            (_, [ty]) => Ok((vec![ty.clone(); operands.len()], vec![ty.clone()])),
+            _ => Err(self.c.error_at(
+                self.c.last_end,
+                self.c.last_end,
+                format!(
+                    "`{name}` needs a single type or a function type `(...) -> ...`, found {}",
+                    types_text(&types)
+                ),
+            )),
+        }
+    }
+
+    /// `stablehlo.reduce(%x init: %i), ... applies OP across dimensions = [..] : T` or the
+    /// `reducer(%a: T, %b: T) (...) { ... }` region form.
+    fn custom_reduce(
+        &mut self,
+        f: &mut Function,
+        block: BlockId,
+        span: (usize, usize),
+    ) -> PResult<OpId> {
+        let name = "stablehlo.reduce";
+        let mut inputs = Vec::new();
+        let mut inits = Vec::new();
+        loop {
+            self.c
+                .expect(Token::LParen, "to start an `(input init: value)` pair")?;
+            inputs.push(self.operand("as a reduce input")?);
+            self.c.expect_ident("init", "after the reduce input")?;
+            self.c.expect(Token::Colon, "after `init`")?;
+            inits.push(self.operand("as the init value")?);
+            self.c
+                .expect(Token::RParen, "to close the `(input init: value)` pair")?;
+            if !self.c.eat(&Token::Comma)? {
+                break;
+            }
+        }
+        let mut applies = None;
+        if self.c.eat_ident("applies")? {
+            let (inner, start, end) = self.c.ident("as the reduction op")?;
+            let binary = crate::op::BinaryOp::ALL
+                .iter()
+                .copied()
+                .find(|op| op.name() == inner);
+            let binary = binary.ok_or_else(|| {
+                self.c.error_at(
+                    start,
+                    end,
+                    format!("`{inner}` is not a binary StableHLO op"),
+                )
+            })?;
+            if inputs.len() != 1 {
+                return Err(self.c.error_at(
+                    start,
+                    end,
+                    "the compact `applies` form takes exactly one input",
+                ));
+            }
+            applies = Some(binary);
+        }
+        self.c.expect_ident("across", "in `stablehlo.reduce`")?;
+        self.c.expect_ident("dimensions", "after `across`")?;
+        self.c.expect(Token::Equal, "after `dimensions`")?;
+        let at = self.c.here()?;
+        let dims = self.c.int_list("after `dimensions =`")?;
+        let mut attrs = vec![(
+            "dimensions".to_string(),
+            self.synthesized(AttrValue::I64Array(dims), at),
+        )];
+        attrs.extend(self.opt_attr_dict()?);
+        let (input_types, result_types) = self.functional_sig()?;
+        let region = f.add_region();
+        let operand_count = inputs.len();
+        let init_types: Vec<Type> = inits.iter().map(|&v| f.value_type(v).clone()).collect();
+        match applies {
+            Some(binary) => {
+                let body = f.add_block(region);
+                let ty = init_types[0].clone();
+                let lhs = f.add_block_arg(body, ty.clone());
+                let rhs = f.add_block_arg(body, ty.clone());
+                let inner = f.append_op(
+                    body,
+                    NewOp::new(OpKind::Binary(binary), vec![lhs, rhs], vec![ty]),
+                );
+                let value = f.op(inner).results[0];
+                let ret = f.append_op(
+                    body,
+                    NewOp::new(OpKind::RegionReturn, vec![value], Vec::new()),
+                );
+                self.followers = vec![inner, ret];
+            }
+            None => {
+                self.c.expect_ident("reducer", "before the reduce body")?;
+                let mut accumulators = Vec::new();
+                let mut elements = Vec::new();
+                while self.c.eat(&Token::LParen)? {
+                    accumulators.push(self.arg_decl()?);
+                    self.c
+                        .expect(Token::Comma, "between the reducer arguments")?;
+                    elements.push(self.arg_decl()?);
+                    self.c
+                        .expect(Token::RParen, "to close the reducer argument pair")?;
+                }
+                if accumulators.len() != operand_count {
+                    return Err(self.c.error_at(
+                        span.0,
+                        self.c.last_end,
+                        format!(
+                            "the reducer declares {} argument pair(s) for {operand_count} input(s)",
+                            accumulators.len()
+                        ),
+                    ));
+                }
+                accumulators.extend(elements);
+                self.region(f, region, Entry::Args(&accumulators))?;
+            }
+        }
+        let followers = std::mem::take(&mut self.followers);
+        let mut operands = inputs;
+        operands.extend(inits);
+        let id = self.finish_op(
+            f,
+            block,
+            name,
+            span,
+            operands,
+            input_types,
+            result_types,
+            vec![region],
+            attrs,
+        )?;
+        self.followers = followers;
+        Ok(id)
+    }
+
+    /// `stablehlo.while(%iterArg = %init, ...) : T, ... [attributes {..}] cond {..} do {..}`
+    fn custom_while(
+        &mut self,
+        f: &mut Function,
+        block: BlockId,
+        span: (usize, usize),
+    ) -> PResult<OpId> {
+        let name = "stablehlo.while";
+        self.c.expect(Token::LParen, "after `stablehlo.while`")?;
+        let mut names = Vec::new();
+        let mut operands = Vec::new();
+        if !self.c.eat(&Token::RParen)? {
+            loop {
+                let token = self.c.next()?;
+                let Token::Value {
+                    name: arg,
+                    index: None,
+                } = token.token
+                else {
+                    return Err(self.c.error_at(
+                        token.start,
+                        token.end,
+                        "expected a loop variable like `%iterArg = %init`",
+                    ));
+                };
+                self.c.expect(Token::Equal, "after the loop variable")?;
+                operands.push(self.operand("as the loop variable's initial value")?);
+                names.push((arg, token.start, token.end));
+                if self.c.eat(&Token::RParen)? {
+                    break;
+                }
+                self.c.expect(Token::Comma, "between loop variables")?;
+            }
+        }
+        let types = if self.c.eat(&Token::Colon)? {
+            self.c.type_list("as the loop variable types")?
+        } else {
+            Vec::new()
+        };
+        if types.len() != operands.len() {
+            return Err(self.c.error_at(
+                span.0,
+                self.c.last_end,
+                format!(
+                    "`stablehlo.while` has {} loop variable(s) but {} type(s)",
+                    operands.len(),
+                    types.len()
+                ),
+            ));
+        }
+        let attrs = if self.c.eat_ident("attributes")? {
+            self.c.attr_dict()?
+        } else {
+            Vec::new()
+        };
+        let args: Vec<ArgDecl> = names
+            .into_iter()
+            .zip(&types)
+            .map(|((name, start, end), ty)| ArgDecl {
+                name,
+                ty: ty.clone(),
+                start,
+                end,
+            })
+            .collect();
+        self.c.expect_ident("cond", "before the loop condition")?;
+        let cond = f.add_region();
+        self.region(f, cond, Entry::Args(&args))?;
+        self.c.expect_ident("do", "before the loop body")?;
+        let body = f.add_region();
+        self.region(f, body, Entry::Args(&args))?;
+        self.finish_op(
+            f,
+            block,
+            name,
+            span,
+            operands,
+            types.clone(),
+            types,
+            vec![cond, body],
+            attrs,
+        )
+    }
+}

@@ -1,0 +1,34 @@
+//! The StableHLO text parser: MLIR text of a module, in the pretty form (as StableHLO, JAX and
+//! tpuc's pretty printer write it) or the generic form, into a [`Module`].
+//!
+//! A hand-written lexer (`lexer`) feeds a recursive-descent parser: `module` reads the top
+//! level (location aliases, the module, functions, meshes), `ops` reads generic operations,
+//! regions and SSA names, `custom` the ops' custom assembly forms, `attr` and `dense` read
+//! attribute values, and `kind` turns an op name and its attributes into a typed
+//! [`crate::OpKind`]. Locations are resolved once the whole file has been read, since JAX
+//! defines most `#loc` aliases after the module (see `location` for how MLIR's location kinds
+//! map onto tpuc's).
+//!
+//! The parser checks syntax, names and the types an op states against its operands; the
+//! remaining rules are the verifier's ([`crate::verify()`]).
+
+mod attr;
+mod cursor;
+mod custom;
+mod dense;
+mod error;
+mod kind;
+mod lexer;
+mod location;
+mod module;
+mod ops;
+mod types;
+
+pub use error::ParseError;
+
+use crate::module::Module;
+
+/// Parses the MLIR text of one StableHLO module.
+pub fn parse_module(text: &str) -> Result<Module, ParseError> {
+    module::parse(text)
+}
