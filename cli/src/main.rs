@@ -1,13 +1,16 @@
 //! `tpuc`: the command-line front end. Parses arguments, calls the compiler crates and renders
 //! their results; no compiler logic lives here.
 
-mod fx;
 mod inspect;
+mod lower;
+mod opt;
+mod run;
 
 use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand, ValueEnum};
+use tpuc_driver::fx;
 
 /// A standalone compiler from PyTorch `torch.export` programs to TPUs.
 #[derive(Parser)]
@@ -30,6 +33,12 @@ enum Command {
         #[arg(long, value_enum, default_value_t = Format::Text)]
         format: Format,
     },
+    /// Lower a program to StableHLO and print it (or its FX graph).
+    Lower(lower::Args),
+    /// Parse, verify and reprint a StableHLO module (pretty or generic MLIR text).
+    Opt(opt::Args),
+    /// Compile a program for XLA:CPU, run it on `.npy` inputs and write its outputs.
+    Run(run::Args),
 }
 
 #[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -45,10 +54,13 @@ fn main() -> ExitCode {
             model,
             graph,
             format,
-        } => inspect::run(&model, graph, format),
+        } => inspect::run(&model, graph, format).map(|()| ExitCode::SUCCESS),
+        Command::Lower(args) => lower::run(&args).map(|()| ExitCode::SUCCESS),
+        Command::Run(args) => run::run(&args),
+        Command::Opt(args) => opt::run(&args).map(|()| ExitCode::SUCCESS),
     };
     match result {
-        Ok(()) => ExitCode::SUCCESS,
+        Ok(code) => code,
         Err(report) => {
             eprintln!("{report:?}");
             ExitCode::FAILURE

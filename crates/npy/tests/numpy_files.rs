@@ -156,6 +156,15 @@ fn bad_files_are_errors_naming_the_file() {
         let error = Array::read(&path).unwrap_err().to_string();
         assert!(error.contains(name) && error.contains(expected), "{error}");
     }
+    // A header promising more elements than memory holds, over 8 bytes of data.
+    let header = "{'descr': '<f8', 'fortran_order': False, 'shape': (4611686018427387904, 4), }";
+    let mut huge = b"\x93NUMPY\x01\x00".to_vec();
+    huge.extend_from_slice(&(header.len() as u16).to_le_bytes());
+    huge.extend_from_slice(header.as_bytes());
+    huge.extend_from_slice(&[0; 8]);
+    let error = Array::from_npy_bytes(&huge).unwrap_err().to_string();
+    assert!(error.contains("more elements than memory"), "{error}");
+
     let error = Array::read(dir.path().join("absent.npy")).unwrap_err();
     assert!(error.to_string().contains("absent.npy"));
 }

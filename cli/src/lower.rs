@@ -1,0 +1,128 @@
+//! `tpuc lower`: print a program as StableHLO (or its FX graph), to stdout or a file.
+
+use std::io::Write;
+use std::path::PathBuf;
+
+use clap::ValueEnum;
+use miette::{IntoDiagnostic, Result};
+use tpuc_driver::{Emit, LowerOptions};
+
+#[derive(clap::Args)]
+pub struct Args {
+    /// The `.pt2` archive written by `torch.export.save`.
+    model: PathBuf,
+    /// Write the text to this file (replaced whole, never left partial) instead of stdout.
+    #[arg(short, long, value_name = "OUT.mlir")]
+    output: Option<PathBuf>,
+    /// What to print.
+    #[arg(long, value_enum, default_value_t = EmitArg::Stablehlo)]
+    emit: EmitArg,
+    #[command(flatten)]
+    lowering: LoweringArgs,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
+enum EmitArg {
+    /// StableHLO, readable form.
+    Stablehlo,
+    /// StableHLO, generic form (what is handed to the PJRT plugins).
+    StablehloGeneric,
+    /// The program's FX graph, before lowering.
+    Fx,
+}
+
+/// Lowering flags shared by `lower` and `run`.
+#[derive(clap::Args)]
+pub struct LoweringArgs {
+    /// Give a symbol a value, e.g. `--dim s77=8` (else the example's value is used).
+    #[arg(long = "dim", value_name = "SYMBOL=N", value_parser = parse_dim)]
+    dims: Vec<(String, i64)>,
+    /// Give user input I a full static shape, e.g. `--input-shape 0=8x16`; its symbolic
+    /// dimensions are solved from it.
+    #[arg(long = "input-shape", value_name = "I=AxBx...", value_parser = parse_input_shape)]
+    input_shapes: Vec<(usize, Vec<i64>)>,
+    /// Embed the weights as constants instead of taking them as leading arguments of `main`.
+    #[arg(long)]
+    inline_weights: bool,
+    /// Report every unsupported op of the model, not only the first.
+    #[arg(long)]
+    keep_going: bool,
+}
+
+impl LoweringArgs {
+    pub fn options(&self) -> LowerOptions {
+        LowerOptions {
+            inline_weights: self.inline_weights,
+            dims: self.dims.iter().cloned().collect(),
+            input_shapes: self.input_shapes.iter().cloned().collect(),
+            keep_going: self.keep_going,
+        }
+    }
+}
+
+fn parse_dim(text: &str) -> Result<(String, i64), String> {
+    let (symbol, value) = text
+        .split_once('=')
+        .ok_or_else(|| format!("expected SYMBOL=N such as s77=8, got `{text}`"))?;
+    let value = value
+        .parse()
+        .map_err(|_| format!("`{value}` is not an integer"))?;
+    if symbol.is_empty() {
+        return Err("the symbol name is empty".to_owned());
+    }
+    Ok((symbol.to_owned(), value))
+}
+
+fn parse_input_shape(text: &str) -> Result<(usize, Vec<i64>), String> {
+    let (index, shape) = text
+        .split_once('=')
+        .ok_or_else(|| format!("expected I=AxB... such as 0=8x16, got `{text}`"))?;
+    let index = index
+        .parse()
+        .map_err(|_| format!("`{index}` is not an input position"))?;
+    let shape = if shape.is_empty() {
+        Vec::new()
+    } else {
+        shape
+            .split('x')
+            .map(|dim| match dim.parse::<i64>() {
+                Ok(size) if size >= 0 => Ok(size),
+                _ => Err(format!("`{dim}` is not a dimension size")),
+            })
+            .collect::<Result<_, _>>()?
+    };
+    Ok((index, shape))
+}
+
+pub fn run(args: &Args) -> Result<()> {
+    let emit = match args.emit {
+        EmitArg::Stablehlo => Emit::Stablehlo,
+        EmitArg::StablehloGeneric => Emit::StablehloGeneric,
+        EmitArg::Fx => Emit::Fx,
+    };
+    let text = tpuc_driver::emit(&args.model, emit, &args.lowering.options())?;
+    match &args.output {
+        Some(path) => tpuc_driver::write_atomically(path, text.as_bytes())?,
+        None => std::io::stdout()
+            .lock()
+            .write_all(text.as_bytes())
+            .into_diagnostic()?,
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn flag_values_parse() {
+        assert_eq!(parse_dim("s77=8"), Ok(("s77".to_owned(), 8)));
+        assert!(parse_dim("s77").is_err());
+        assert!(parse_dim("s77=x").is_err());
+        assert_eq!(parse_input_shape("0=8x16"), Ok((0, vec![8, 16])));
+        assert_eq!(parse_input_shape("2="), Ok((2, vec![])));
+        assert!(parse_input_shape("0=8x-1").is_err());
+        assert!(parse_input_shape("a=8").is_err());
+    }
+}

@@ -1,0 +1,170 @@
+//! `tpuc run`: execute a program on XLA:CPU with `.npy` inputs, write its outputs as `.npy`,
+//! and optionally compare them with expected outputs.
+
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+use clap::ValueEnum;
+use miette::{Result, miette};
+use tpuc_driver::{Comparison, Input, ResultSource, Runtime, Tolerance};
+use tpuc_npy::Array;
+
+use crate::lower::LoweringArgs;
+
+/// Exit code when the run succeeded but an output differs from its `--expect` file.
+pub const MISMATCH: u8 = 3;
+
+#[derive(clap::Args)]
+pub struct Args {
+    /// The `.pt2` archive written by `torch.export.save`.
+    model: PathBuf,
+    /// Where to execute.
+    #[arg(long, value_enum, default_value_t = Target::Cpu)]
+    target: Target,
+    /// User input I, in positional order (one `.npy` file per input; float32 for bfloat16).
+    #[arg(long = "input", value_name = "FILE.npy")]
+    inputs: Vec<PathBuf>,
+    /// Directory for `out0.npy`, `out1.npy`, ... (created if missing).
+    #[arg(long, value_name = "DIR")]
+    output_dir: PathBuf,
+    /// Expected value of output J, in order: compare and fail on a mismatch.
+    #[arg(long = "expect", value_name = "FILE.npy")]
+    expect: Vec<PathBuf>,
+    /// Relative tolerance of the comparison.
+    #[arg(long, default_value_t = Tolerance::default().rtol)]
+    rtol: f64,
+    /// Absolute tolerance of the comparison.
+    #[arg(long, default_value_t = Tolerance::default().atol)]
+    atol: f64,
+    /// The PJRT plugin library (else $TPUC_CPU_PLUGIN, else the plugin directory).
+    #[arg(long, value_name = "PATH")]
+    plugin: Option<PathBuf>,
+    #[command(flatten)]
+    lowering: LoweringArgs,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
+enum Target {
+    /// XLA:CPU on this machine.
+    Cpu,
+}
+
+pub fn run(args: &Args) -> Result<ExitCode> {
+    let Target::Cpu = args.target;
+    let expected = args
+        .expect
+        .iter()
+        .map(|path| Array::read(path).map(|array| (path, array)))
+        .collect::<Result<Vec<_>, _>>()?;
+    let inputs = args
+        .inputs
+        .iter()
+        .map(Input::read)
+        .collect::<Result<Vec<_>, _>>()?;
+    let prepared = tpuc_driver::prepare(&args.model, &inputs, &args.lowering.options())?;
+    let runtime = Runtime::cpu(args.plugin.as_deref())?;
+    let result = prepared.execute(&runtime)?;
+    if expected.len() > result.outputs.len() {
+        return Err(miette!(
+            help = "pass at most one --expect file per output, in output order",
+            "{} --expect files were given, but the program has {} outputs",
+            expected.len(),
+            result.outputs.len()
+        ));
+    }
+
+    std::fs::create_dir_all(&args.output_dir).map_err(|error| {
+        miette!(
+            help = "--output-dir must name a directory, or a path where one can be created",
+            "cannot create the output directory {}: {error}",
+            args.output_dir.display()
+        )
+    })?;
+    let mut written = Vec::new();
+    for (index, output) in result.outputs.iter().enumerate() {
+        let path = tpuc_driver::output_path(&args.output_dir, index);
+        written.push(write(&path, output)?);
+        println!(
+            "wrote {} ({}{:?})",
+            path.display(),
+            output.dtype,
+            output.shape
+        );
+    }
+    for (source, value) in &result.mutations {
+        let name = match source {
+            ResultSource::BufferMutation { fqn } => format!("buffer.{fqn}.npy"),
+            ResultSource::UserInputMutation { name } => format!("input.{name}.npy"),
+            ResultSource::UserOutput { .. } => continue,
+        };
+        let path = args.output_dir.join(name);
+        write(&path, value)?;
+        println!(
+            "wrote {} (mutated, {}{:?})",
+            path.display(),
+            value.dtype,
+            value.shape
+        );
+    }
+
+    if expected.is_empty() {
+        return Ok(ExitCode::SUCCESS);
+    }
+    let tolerance = Tolerance {
+        rtol: args.rtol,
+        atol: args.atol,
+    };
+    let comparisons: Vec<_> = expected
+        .iter()
+        .zip(&written)
+        .map(|((path, want), got)| (*path, tpuc_driver::compare(got, want, tolerance)))
+        .collect();
+    print_table(&comparisons, tolerance);
+    Ok(if comparisons.iter().all(|(_, c)| c.passed()) {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(MISMATCH)
+    })
+}
+
+fn write(path: &Path, value: &tpuc_driver::HostTensor<'_>) -> Result<Array> {
+    let array = value.to_npy().ok_or_else(|| {
+        miette!(
+            "{} has dtype {}, which .npy files cannot hold",
+            path.display(),
+            value.dtype
+        )
+    })?;
+    tpuc_driver::write_atomically(path, &array.to_npy_bytes())?;
+    Ok(array)
+}
+
+fn print_table(comparisons: &[(&PathBuf, Comparison)], tolerance: Tolerance) {
+    println!(
+        "\ncomparison (|got - want| <= {:e} + {:e} * |want|):",
+        tolerance.atol, tolerance.rtol
+    );
+    println!(
+        "  {:<6} {:>12} {:>12} {:>11}  result  expected",
+        "output", "max abs err", "max rel err", "mismatched"
+    );
+    for (index, (path, c)) in comparisons.iter().enumerate() {
+        let verdict = if c.passed() { "PASS" } else { "FAIL" };
+        match &c.incompatible {
+            Some(why) => println!(
+                "  out{index:<3} {:>12} {:>12} {:>11}  {verdict}    {} ({why})",
+                "-",
+                "-",
+                "-",
+                path.display()
+            ),
+            None => println!(
+                "  out{index:<3} {:>12.3e} {:>12.3e} {:>11}  {verdict}    {}",
+                c.max_abs,
+                c.max_rel,
+                format!("{}/{}", c.mismatched, c.total),
+                path.display()
+            ),
+        }
+    }
+}

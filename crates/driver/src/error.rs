@@ -1,0 +1,115 @@
+//! The driver's diagnostics.
+
+use std::path::PathBuf;
+
+/// Everything that stops a `lower` or `run`.
+#[derive(Debug, thiserror::Error, miette::Diagnostic)]
+#[non_exhaustive]
+pub enum DriverError {
+    #[error(transparent)]
+    #[diagnostic(transparent)]
+    Archive(#[from] tpuc_pt2::Pt2Error),
+
+    #[error(transparent)]
+    #[diagnostic(transparent)]
+    Lower(Box<tpuc_lower::LowerError>),
+
+    #[error(transparent)]
+    #[diagnostic(transparent)]
+    Npy(#[from] tpuc_npy::NpyError),
+
+    /// A PJRT call failed; `stage` says what the driver was doing.
+    #[error("{stage} failed: {source}")]
+    #[diagnostic(code(tpuc::plugin))]
+    Pjrt {
+        stage: &'static str,
+        #[source]
+        source: tpuc_pjrt::Error,
+        #[help]
+        help: Option<String>,
+    },
+
+    /// The number of input files does not match the program's user inputs.
+    #[error("{model} takes {expected} input(s) ({names}), but {given} were given")]
+    #[diagnostic(
+        code(tpuc::input_count),
+        help("pass one --input FILE.npy per user input, in positional order")
+    )]
+    InputCount {
+        model: String,
+        expected: usize,
+        names: String,
+        given: usize,
+    },
+
+    /// An input array does not fit the program's input.
+    #[error(transparent)]
+    #[diagnostic(transparent)]
+    InputMismatch(Box<InputMismatch>),
+
+    /// A value the driver cannot represent or pass on.
+    #[error("{0}")]
+    #[diagnostic(code(tpuc::unsupported))]
+    Unsupported(String),
+
+    /// The program returned something other than its bindings promise.
+    #[error("the executable returned {found} results, but the module declares {expected}")]
+    #[diagnostic(code(tpuc::internal))]
+    ResultCount { expected: usize, found: usize },
+
+    #[error("cannot write {}: {source}", path.display())]
+    #[diagnostic(
+        code(tpuc::write),
+        help("check that the directory exists and is writable")
+    )]
+    Write {
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+}
+
+/// An input array whose dtype or shape does not fit the program's input.
+#[derive(Debug, thiserror::Error, miette::Diagnostic)]
+#[error("input {index} (`{name}`, from {origin}): expected {expected}, got {found}")]
+#[diagnostic(code(tpuc::input_mismatch))]
+pub struct InputMismatch {
+    pub index: usize,
+    pub name: String,
+    pub origin: String,
+    pub expected: String,
+    pub found: String,
+    #[help]
+    pub help: Option<String>,
+}
+
+impl From<tpuc_lower::LowerError> for DriverError {
+    fn from(error: tpuc_lower::LowerError) -> Self {
+        DriverError::Lower(Box::new(error))
+    }
+}
+
+impl From<InputMismatch> for DriverError {
+    fn from(mismatch: InputMismatch) -> Self {
+        DriverError::InputMismatch(Box::new(mismatch))
+    }
+}
+
+impl DriverError {
+    /// Wraps a PJRT error of `stage`, for `map_err`.
+    pub(crate) fn pjrt(stage: &'static str) -> impl FnOnce(tpuc_pjrt::Error) -> DriverError {
+        move |source| {
+            let help = match &source {
+                tpuc_pjrt::Error::PluginNotFound { help, .. } => Some(help.clone()),
+                _ => None,
+            };
+            DriverError::Pjrt {
+                stage,
+                source,
+                help,
+            }
+        }
+    }
+}
+
+pub type Result<T, E = DriverError> = std::result::Result<T, E>;

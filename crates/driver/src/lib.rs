@@ -1,0 +1,33 @@
+//! The compiler pipeline behind the `tpuc` commands: open an archive, lower it to StableHLO,
+//! print it, compile and run it on XLA:CPU with `.npy` inputs, compare with expected outputs.
+//!
+//! ```no_run
+//! use tpuc_driver::{Input, LowerOptions, Runtime};
+//! let runtime = Runtime::cpu(None)?;
+//! let inputs = [Input::read("mlp.in0.npy")?];
+//! let run = tpuc_driver::run(&runtime, "mlp.pt2".as_ref(), &inputs, &LowerOptions::default())?;
+//! let out0 = run.outputs[0].to_npy().expect("float32 output");
+//! # Ok::<(), tpuc_driver::DriverError>(())
+//! ```
+
+mod compare;
+mod emit;
+mod error;
+mod files;
+pub mod fx;
+mod lower;
+mod run;
+mod runtime;
+mod tensor;
+
+pub use compare::{Comparison, Tolerance, compare};
+pub use emit::{Emit, fx_graph};
+pub use error::{DriverError, InputMismatch, Result};
+pub use files::write_atomically;
+pub use lower::{Lowered, emit, lower};
+pub use run::{Input, Prepared, RunOutput, output_path, prepare, run};
+pub use runtime::{Executable, Runtime};
+pub use tensor::{HostTensor, npy_dtype, npy_dtype_for_input};
+pub use tpuc_lower::{
+    ArgumentBinding, ArgumentSource, LowerError, LowerOptions, ResultBinding, ResultSource,
+};

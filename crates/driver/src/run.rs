@@ -1,0 +1,258 @@
+//! Running: lower for the given `.npy` inputs, check them, compile on XLA:CPU, execute.
+
+use std::borrow::Cow;
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use tpuc_lower::{ArgumentSource, LowerOptions, ResultSource};
+use tpuc_npy::Array;
+use tpuc_pt2::{Archive, DType, Dim};
+
+use crate::error::{DriverError, InputMismatch, Result};
+use crate::lower::Lowered;
+use crate::runtime::Runtime;
+use crate::tensor::{self, HostTensor, npy_dtype_for_input};
+
+/// A user input: an array and where it came from (for messages).
+#[derive(Clone, Debug)]
+pub struct Input {
+    pub origin: String,
+    pub array: Array,
+}
+
+impl Input {
+    pub fn read(path: impl AsRef<Path>) -> Result<Input> {
+        let path = path.as_ref();
+        Ok(Input {
+            origin: path.display().to_string(),
+            array: Array::read(path)?,
+        })
+    }
+}
+
+/// What one run computed.
+#[derive(Debug)]
+pub struct RunOutput {
+    /// The user outputs, pytree-flattened order.
+    pub outputs: Vec<HostTensor<'static>>,
+    /// The new values of mutated buffers and user inputs, in the program's order.
+    pub mutations: Vec<(ResultSource, HostTensor<'static>)>,
+    /// The symbol values the program was specialised to.
+    pub dims: BTreeMap<String, i64>,
+}
+
+/// A program lowered for particular inputs, which were checked against its arguments: ready
+/// to execute.
+#[derive(Debug)]
+pub struct Prepared {
+    pub lowered: Lowered,
+    /// The user inputs by position, in the dtype of their argument.
+    inputs: BTreeMap<usize, HostTensor<'static>>,
+}
+
+/// Lowers `model` for `inputs` (a symbolic input dimension takes the size of the given array
+/// unless `options` fix it) and checks every input against its argument. Needs no plugin, so
+/// bad inputs are reported before anything is loaded.
+pub fn prepare(model: &Path, inputs: &[Input], options: &LowerOptions) -> Result<Prepared> {
+    let archive = Archive::open(model)?;
+    let mut options = options.clone();
+    for (index, shape) in check_inputs_against_signature(&archive, inputs)? {
+        options.input_shapes.entry(index).or_insert(shape);
+    }
+    let program = tpuc_lower::lower(&archive, &options)?;
+    let mut converted = BTreeMap::new();
+    for binding in &program.arguments {
+        if let ArgumentSource::UserInput { index, name } = &binding.source {
+            let input = inputs.get(*index).ok_or_else(|| {
+                DriverError::Unsupported(format!("no array for input {index} (`{name}`)"))
+            })?;
+            let dims: Vec<Option<i64>> = binding.shape.iter().map(|&d| Some(d)).collect();
+            let shown: Vec<String> = binding.shape.iter().map(i64::to_string).collect();
+            check_input(*index, name, input, binding.dtype, &dims, &shown.join(", "))?;
+            converted.insert(*index, tensor::from_npy(&input.array, binding.dtype));
+        }
+    }
+    Ok(Prepared {
+        lowered: Lowered { archive, program },
+        inputs: converted,
+    })
+}
+
+/// [`prepare`], then [`Prepared::execute`].
+pub fn run(
+    runtime: &Runtime,
+    model: &Path,
+    inputs: &[Input],
+    options: &LowerOptions,
+) -> Result<RunOutput> {
+    prepare(model, inputs, options)?.execute(runtime)
+}
+
+impl Prepared {
+    /// Compiles the module on `runtime`, feeds the weights straight from the archive and the
+    /// inputs, and executes it once.
+    pub fn execute(&self, runtime: &Runtime) -> Result<RunOutput> {
+        let executable = runtime.compile_module(&self.lowered.program.module)?;
+        let results = executable.execute(&self.arguments()?)?;
+        split_results(&self.lowered, results)
+    }
+
+    /// `main`'s arguments: each weight's bytes borrowed from the mapped archive (strided views
+    /// materialised), and the inputs.
+    fn arguments(&self) -> Result<Vec<HostTensor<'_>>> {
+        let archive = &self.lowered.archive;
+        self.lowered
+            .program
+            .arguments
+            .iter()
+            .map(|binding| match &binding.source {
+                ArgumentSource::Parameter { fqn }
+                | ArgumentSource::Buffer { fqn, .. }
+                | ArgumentSource::Constant { fqn } => Ok(HostTensor {
+                    dtype: binding.dtype,
+                    shape: binding.shape.clone(),
+                    bytes: archive.tensor(fqn)?.to_contiguous_bytes()?,
+                }),
+                ArgumentSource::UserInput { index, .. } => {
+                    let input = &self.inputs[index];
+                    Ok(HostTensor {
+                        dtype: input.dtype,
+                        shape: input.shape.clone(),
+                        bytes: Cow::Borrowed(&input.bytes),
+                    })
+                }
+            })
+            .collect()
+    }
+}
+
+/// Checks the number of inputs and each one's dtype and static dims against the program's
+/// signature; returns the shapes of the inputs that have symbolic dims.
+fn check_inputs_against_signature(
+    archive: &Archive,
+    inputs: &[Input],
+) -> Result<Vec<(usize, Vec<i64>)>> {
+    let user_inputs = archive.user_inputs();
+    if user_inputs.len() != inputs.len() {
+        let names: Vec<&str> = user_inputs
+            .iter()
+            .map(|io| io.name.unwrap_or("?"))
+            .collect();
+        return Err(DriverError::InputCount {
+            model: archive.path().display().to_string(),
+            expected: user_inputs.len(),
+            names: names.join(", "),
+            given: inputs.len(),
+        });
+    }
+    let mut symbolic = Vec::new();
+    for (index, (io, input)) in user_inputs.iter().zip(inputs).enumerate() {
+        let name = io.name.unwrap_or("?");
+        let meta = io.meta.ok_or_else(|| {
+            DriverError::Unsupported(format!(
+                "input {index} (`{name}`) is not a tensor; tpuc runs only tensor inputs"
+            ))
+        })?;
+        let dims = meta.shape().map_err(|e| {
+            DriverError::Unsupported(format!("input {index} (`{name}`) has a bad shape: {e}"))
+        })?;
+        let dtype = meta.dtype().ok_or_else(|| {
+            DriverError::Unsupported(format!("input {index} (`{name}`) has an unknown dtype"))
+        })?;
+        let expected: Vec<Option<i64>> = dims
+            .iter()
+            .map(|dim| match dim {
+                Dim::Static(size) => Some(*size),
+                Dim::Symbolic { .. } => None,
+            })
+            .collect();
+        let shown: Vec<String> = dims
+            .iter()
+            .map(|dim| match dim {
+                Dim::Static(size) => size.to_string(),
+                Dim::Symbolic { expr, .. } => expr.to_string(),
+            })
+            .collect();
+        check_input(index, name, input, dtype, &expected, &shown.join(", "))?;
+        if expected.contains(&None) {
+            symbolic.push((
+                index,
+                input.array.shape().iter().map(|&d| d as i64).collect(),
+            ));
+        }
+    }
+    Ok(symbolic)
+}
+
+/// Checks one input array against a dtype and dims (`None`: any size).
+fn check_input(
+    index: usize,
+    name: &str,
+    input: &Input,
+    dtype: DType,
+    dims: &[Option<i64>],
+    shown_dims: &str,
+) -> Result<()> {
+    let array = &input.array;
+    let npy = npy_dtype_for_input(dtype).ok_or_else(|| {
+        DriverError::Unsupported(format!(
+            "input {index} (`{name}`) is {dtype}, which .npy files cannot hold"
+        ))
+    })?;
+    let shape_fits = array.shape().len() == dims.len()
+        && array
+            .shape()
+            .iter()
+            .zip(dims)
+            .all(|(&got, want)| want.is_none_or(|want| got as i64 == want));
+    if array.dtype() == npy && shape_fits {
+        return Ok(());
+    }
+    let bf16_note = if dtype == DType::BF16 {
+        " (bfloat16 inputs are given as float32 and rounded)"
+    } else {
+        ""
+    };
+    Err(InputMismatch {
+        index,
+        name: name.to_owned(),
+        origin: input.origin.clone(),
+        expected: format!("{npy}[{shown_dims}]{bf16_note}"),
+        found: format!("{}{:?}", array.dtype(), array.shape()),
+        help: Some(format!(
+            "write the input as a {npy} array of shape [{shown_dims}], e.g. \
+             numpy.save(path, x.astype(numpy.{npy}))"
+        )),
+    }
+    .into())
+}
+
+/// Sorts the results into user outputs (in output order) and mutations.
+fn split_results(lowered: &Lowered, results: Vec<HostTensor<'static>>) -> Result<RunOutput> {
+    let bindings = &lowered.program.results;
+    if results.len() != bindings.len() {
+        return Err(DriverError::ResultCount {
+            expected: bindings.len(),
+            found: results.len(),
+        });
+    }
+    let mut outputs = Vec::new();
+    let mut mutations = Vec::new();
+    for (binding, result) in bindings.iter().zip(results) {
+        match &binding.source {
+            ResultSource::UserOutput { index } => outputs.push((*index, result)),
+            source => mutations.push((source.clone(), result)),
+        }
+    }
+    outputs.sort_by_key(|(index, _)| *index);
+    Ok(RunOutput {
+        outputs: outputs.into_iter().map(|(_, result)| result).collect(),
+        mutations,
+        dims: lowered.program.dims.clone(),
+    })
+}
+
+/// Where `tpuc run` writes user output `index`.
+pub fn output_path(dir: &Path, index: usize) -> PathBuf {
+    dir.join(format!("out{index}.npy"))
+}

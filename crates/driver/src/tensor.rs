@@ -1,0 +1,119 @@
+//! Host tensors: the bytes handed to and read back from a device, and their `.npy` forms.
+
+use std::borrow::Cow;
+
+use tpuc_npy::{Array, Dtype};
+use tpuc_pt2::DType;
+
+/// A dense, row-major, little-endian host array, borrowed (a weight in the mapped archive) or
+/// owned.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct HostTensor<'a> {
+    pub dtype: DType,
+    pub shape: Vec<i64>,
+    pub bytes: Cow<'a, [u8]>,
+}
+
+/// The `.npy` element type that holds a torch dtype as is; `None` for bfloat16 (stored as
+/// float32) and the types numpy lacks.
+pub fn npy_dtype(dtype: DType) -> Option<Dtype> {
+    Some(match dtype {
+        DType::Bool => Dtype::Bool,
+        DType::U8 => Dtype::U8,
+        DType::I8 => Dtype::I8,
+        DType::I16 => Dtype::I16,
+        DType::I32 => Dtype::I32,
+        DType::I64 => Dtype::I64,
+        DType::U16 => Dtype::U16,
+        DType::U32 => Dtype::U32,
+        DType::U64 => Dtype::U64,
+        DType::F16 => Dtype::F16,
+        DType::F32 => Dtype::F32,
+        DType::F64 => Dtype::F64,
+        DType::C64 => Dtype::C64,
+        DType::C128 => Dtype::C128,
+        DType::BF16
+        | DType::C32
+        | DType::F8E4M3FN
+        | DType::F8E5M2
+        | DType::F8E4M3FNUZ
+        | DType::F8E5M2FNUZ
+        | DType::F8E8M0FNU => return None,
+    })
+}
+
+/// The dtype of a `.npy` file that feeds an input of `dtype`: the same type, or float32 for
+/// bfloat16.
+pub fn npy_dtype_for_input(dtype: DType) -> Option<Dtype> {
+    match dtype {
+        DType::BF16 => Some(Dtype::F32),
+        other => npy_dtype(other),
+    }
+}
+
+impl HostTensor<'_> {
+    pub fn numel(&self) -> usize {
+        self.shape.iter().map(|&d| d.max(0) as usize).product()
+    }
+
+    /// The tensor as a `.npy` array: bfloat16 widened to float32 (exactly); `None` for types
+    /// numpy lacks (complex32, float8).
+    pub fn to_npy(&self) -> Option<Array> {
+        let shape = self.shape.iter().map(|&d| d.max(0) as usize).collect();
+        let array = match (self.dtype, npy_dtype(self.dtype)) {
+            (DType::BF16, _) => Array::from_bf16(shape, &self.bytes),
+            (_, Some(dtype)) => Array::new(dtype, shape, self.bytes.to_vec()),
+            (_, None) => return None,
+        };
+        // The device returned exactly `numel` elements, so the lengths agree.
+        array.ok()
+    }
+}
+
+/// An input of `dtype` made from a `.npy` array whose dtype and shape were checked against it:
+/// float32 rounded to bfloat16 when `dtype` is bfloat16, the bytes as they are otherwise.
+pub(crate) fn from_npy(array: &Array, dtype: DType) -> HostTensor<'static> {
+    let shape = array.shape().iter().map(|&d| d as i64).collect();
+    let bytes = match dtype {
+        DType::BF16 => array
+            .to_bf16()
+            .expect("bfloat16 inputs are checked to come from float32"),
+        _ => array.data().to_vec(),
+    };
+    HostTensor {
+        dtype,
+        shape,
+        bytes: Cow::Owned(bytes),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn bf16_round_trips_through_float32() {
+        let f32s: Vec<u8> = [1.0f32, 1.0 + 3.0 / 256.0, -0.5]
+            .iter()
+            .flat_map(|v| v.to_le_bytes())
+            .collect();
+        let array = Array::new(Dtype::F32, vec![3], f32s).unwrap();
+        let tensor = from_npy(&array, DType::BF16);
+        assert_eq!(tensor.bytes.as_ref(), [0x80, 0x3f, 0x82, 0x3f, 0x00, 0xbf]);
+        let back = tensor.to_npy().unwrap();
+        assert_eq!(back.dtype(), Dtype::F32);
+        assert_eq!(back.to_f64(), [1.0, 1.0 + 4.0 / 256.0, -0.5]);
+    }
+
+    #[test]
+    fn every_numpy_type_has_a_torch_twin() {
+        for dtype in DType::ALL {
+            if let Some(npy) = npy_dtype(dtype) {
+                assert_eq!(npy.itemsize(), dtype.itemsize(), "{dtype}");
+                assert_eq!(npy.name(), dtype.torch_name(), "{dtype}");
+            }
+        }
+        assert_eq!(npy_dtype_for_input(DType::BF16), Some(Dtype::F32));
+        assert_eq!(npy_dtype(DType::C32), None);
+    }
+}

@@ -1,0 +1,38 @@
+//! How `main`'s arguments and results map to the program's weights, inputs and outputs.
+
+use tpuc_pt2::DType;
+
+/// Where one `main` argument comes from.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum ArgumentSource {
+    Parameter { fqn: String },
+    Buffer { fqn: String, persistent: bool },
+    Constant { fqn: String },
+    UserInput { index: usize, name: String },
+}
+
+/// One `main` argument.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ArgumentBinding {
+    pub source: ArgumentSource,
+    /// The torch dtype (bf16 stays bf16).
+    pub dtype: DType,
+    /// Static, after specialisation.
+    pub shape: Vec<i64>,
+}
+
+/// What one `main` result is.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum ResultSource {
+    UserOutput { index: usize },
+    BufferMutation { fqn: String },
+    UserInputMutation { name: String },
+}
+
+/// One `main` result.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ResultBinding {
+    pub source: ResultSource,
+    pub dtype: DType,
+    pub shape: Vec<i64>,
+}

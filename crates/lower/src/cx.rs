@@ -1,0 +1,75 @@
+//! What an op lowering works with: the builder, the node, its outputs' metadata.
+
+use std::collections::HashSet;
+
+use tpuc_ir::FunctionBuilder;
+use tpuc_pt2::DType;
+use tpuc_pt2::schema::{Argument, Graph, Node, TensorMeta};
+
+use crate::env::Val;
+use crate::error::{OpError, OpResult};
+use crate::lowering::Walker;
+use crate::specialize::Symbols;
+
+pub(crate) struct Cx<'a> {
+    pub b: &'a mut FunctionBuilder,
+    pub node: &'a Node,
+    pub(crate) graph: &'a Graph,
+    pub(crate) used: &'a HashSet<String>,
+    pub(crate) walker: &'a Walker<'a>,
+}
+
+impl Cx<'_> {
+    pub fn symbols(&self) -> &Symbols {
+        self.walker.symbols
+    }
+
+    fn output(&self, i: usize) -> OpResult<&Argument> {
+        self.node
+            .outputs
+            .get(i)
+            .ok_or_else(|| OpError::new(format!("the node has no output {i}")))
+    }
+
+    /// Torch's metadata of tensor output `i`.
+    pub fn out_meta(&self, i: usize) -> OpResult<&TensorMeta> {
+        let output = self.output(i)?;
+        let name = output
+            .as_tensor_name()
+            .ok_or_else(|| OpError::new(format!("output {i} is not a tensor")))?;
+        self.graph
+            .tensor_values
+            .get(name)
+            .ok_or_else(|| OpError::new(format!("output `{name}` has no tensor metadata")))
+    }
+
+    /// The static shape of tensor output `i`.
+    pub fn out_shape(&self, i: usize) -> OpResult<Vec<i64>> {
+        self.symbols().sizes(self.out_meta(i)?)
+    }
+
+    pub fn out_dtype(&self, i: usize) -> OpResult<DType> {
+        Symbols::dtype(self.out_meta(i)?)
+    }
+
+    /// Whether anything uses output `i` (multi-output ops skip the others).
+    pub fn used(&self, i: usize) -> bool {
+        match self.node.outputs.get(i) {
+            Some(Argument::AsTensors(list)) => list.iter().any(|t| self.used.contains(&t.name)),
+            Some(arg) => arg.value_name().is_some_and(|n| self.used.contains(n)),
+            None => false,
+        }
+    }
+
+    /// The dtype `torch.autocast` asks matrix products to compute in, inside its region.
+    pub fn autocast(&self) -> Option<DType> {
+        self.walker.autocast.get()
+    }
+
+    /// Lowers a subgraph (a higher-order op's branch or body) into the current block.
+    pub fn lower_subgraph(&mut self, graph: &Graph, inputs: Vec<Val>) -> OpResult<Vec<Val>> {
+        self.walker
+            .lower_graph(self.b, graph, inputs)
+            .map_err(OpError::nested)
+    }
+}

@@ -1,0 +1,152 @@
+//! Lowering diagnostics. Ops report an [`OpError`]; the walker wraps it into a [`LowerError`]
+//! that names the node, its target and the user's source line.
+
+use miette::Diagnostic;
+use thiserror::Error;
+
+/// Where a node came from in the user's code.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct SourceLine {
+    pub file: String,
+    pub line: u32,
+    pub code: Option<String>,
+}
+
+impl std::fmt::Display for SourceLine {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}:{}", self.file, self.line)?;
+        if let Some(code) = &self.code {
+            write!(f, ": `{code}`")?;
+        }
+        Ok(())
+    }
+}
+
+fn at(source: &Option<Box<SourceLine>>) -> String {
+    source
+        .as_ref()
+        .map(|s| format!(" at {s}"))
+        .unwrap_or_default()
+}
+
+/// Why a program could not be lowered.
+#[derive(Debug, Error, Diagnostic)]
+#[non_exhaustive]
+pub enum LowerError {
+    #[error("tpuc does not lower `{target}` yet (node `{node}`{})", at(.source_line))]
+    #[diagnostic(
+        code(tpuc::lower::unsupported_op),
+        help(
+            "see docs/ops.md for the supported ops; `--keep-going` lists every unsupported op of the model"
+        )
+    )]
+    UnsupportedOp {
+        target: String,
+        node: String,
+        source_line: Option<Box<SourceLine>>,
+    },
+
+    #[error("cannot lower node `{node}` (`{target}`{}): {message}", at(.source_line))]
+    #[diagnostic(code(tpuc::lower::node))]
+    Node {
+        target: String,
+        node: String,
+        source_line: Option<Box<SourceLine>>,
+        message: String,
+        #[help]
+        help: Option<String>,
+    },
+
+    #[error("{} ops of the model cannot be lowered", .errors.len())]
+    #[diagnostic(code(tpuc::lower::many), help("see docs/ops.md for the supported ops"))]
+    Many {
+        #[related]
+        errors: Vec<LowerError>,
+    },
+
+    #[error("{message}")]
+    #[diagnostic(code(tpuc::lower::shape))]
+    Shape {
+        message: String,
+        #[help]
+        help: Option<String>,
+    },
+
+    #[error("unsupported program: {message}")]
+    #[diagnostic(code(tpuc::lower::program))]
+    Program {
+        message: String,
+        #[help]
+        help: Option<String>,
+    },
+
+    #[error(transparent)]
+    #[diagnostic(transparent)]
+    Archive(#[from] tpuc_pt2::Pt2Error),
+
+    #[error("internal error: the lowered module is invalid: {0}")]
+    #[diagnostic(
+        code(tpuc::lower::internal),
+        help("this is a bug in tpuc; please report it with the model")
+    )]
+    Ir(#[from] tpuc_ir::IrError),
+}
+
+/// An op lowering's failure, before the walker adds where it happened.
+#[derive(Debug)]
+pub(crate) struct OpError {
+    pub message: String,
+    pub help: Option<String>,
+    /// The node's target is not supported (an unsupported argument combination, a missing op).
+    pub unsupported: bool,
+    /// A failure inside a subgraph, already placed.
+    pub nested: Option<Box<LowerError>>,
+}
+
+impl OpError {
+    pub fn new(message: impl Into<String>) -> Self {
+        Self {
+            message: message.into(),
+            help: None,
+            unsupported: false,
+            nested: None,
+        }
+    }
+
+    /// An argument combination tpuc does not lower yet.
+    pub fn unsupported(message: impl Into<String>) -> Self {
+        Self {
+            unsupported: true,
+            ..Self::new(message)
+        }
+    }
+
+    pub fn nested(error: LowerError) -> Self {
+        Self {
+            nested: Some(Box::new(error)),
+            ..Self::new(String::new())
+        }
+    }
+
+    pub fn with_help(mut self, help: impl Into<String>) -> Self {
+        self.help = Some(help.into());
+        self
+    }
+}
+
+impl From<tpuc_ir::IrError> for OpError {
+    fn from(error: tpuc_ir::IrError) -> Self {
+        OpError::new(format!("internal: {error}"))
+            .with_help("this is a bug in tpuc's lowering; please report it with the model")
+    }
+}
+
+pub(crate) type OpResult<T> = Result<T, OpError>;
+
+/// Returns an [`OpError`] with a formatted message.
+macro_rules! bail {
+    ($($arg:tt)*) => {
+        return Err($crate::error::OpError::new(format!($($arg)*)))
+    };
+}
+pub(crate) use bail;

@@ -1,0 +1,78 @@
+//! Lowering of torch.export programs (`.pt2`, "TRAINING" or "ATEN" dialect) to StableHLO.
+//!
+//! [`lower`] walks the program's FX graph node by node. Each node's target is looked up in the op
+//! [`registry`]: one entry per supported ATen overload, holding its ATen signature (parsed once
+//! by [`schema`], which fills in the arguments torch does not serialize) and its lowering
+//! function. Op families live in [`ops`]; helpers they share (broadcasting, constants, dims,
+//! reductions) live in [`support`], type promotion in [`promote`].
+//!
+//! Symbolic dimensions are specialised per compile ([`LowerOptions::dims`],
+//! [`LowerOptions::input_shapes`], else the example's hints), so `main` has static shapes.
+//!
+//! Adding an op: add `aten("<signature from native_functions.yaml>", lower_fn)` to the `OPS`
+//! table of its family in `ops/` (a new family module also goes into `ops::FAMILIES`). The
+//! lowering reads arguments by schema name through `Args` (defaults filled in), builds with
+//! `cx.b` and the `support` helpers (which skip identity reshapes, converts, transposes and
+//! broadcasts), and returns one `Val` per node output. In-place overloads (`Tensor(a!)`) reuse
+//! the functional lowering: the walker rebinds the written tensor. Every result is checked
+//! against the shape and dtype torch recorded. Add a case to `ops/tests.rs` (run on XLA:CPU)
+//! and regenerate `docs/ops.md` with `UPDATE_OPS_DOC=1 cargo test -p tpuc-lower --test ops_doc`.
+
+mod args;
+mod bindings;
+mod cx;
+mod docs;
+mod dtype;
+mod env;
+mod error;
+mod lowering;
+mod ops;
+mod promote;
+mod prune;
+mod registry;
+mod schema;
+mod specialize;
+mod support;
+
+use std::collections::BTreeMap;
+
+pub use bindings::{ArgumentBinding, ArgumentSource, ResultBinding, ResultSource};
+pub use docs::ops_markdown;
+pub use error::LowerError;
+
+/// How to lower a program.
+#[derive(Clone, Debug, Default)]
+pub struct LowerOptions {
+    /// Embed weights as constants instead of leading `main` arguments (`--inline-weights`).
+    pub inline_weights: bool,
+    /// Symbol values by name (`--dim s77=8`); unspecified symbols take the example's hint.
+    pub dims: BTreeMap<String, i64>,
+    /// Full static shapes of user inputs by position (`--input-shape 0=8x16`); each symbolic dim
+    /// of that input is solved from it.
+    pub input_shapes: BTreeMap<usize, Vec<i64>>,
+    /// Report every unsupported op of the model instead of stopping at the first.
+    pub keep_going: bool,
+}
+
+/// A lowered program: the module and how `main`'s arguments and results map to the program.
+#[derive(Clone, Debug)]
+pub struct Lowered {
+    /// Verified; `main` is public.
+    pub module: tpuc_ir::Module,
+    /// One entry per `main` argument, in order: weights (unless inlined), then user inputs.
+    pub arguments: Vec<ArgumentBinding>,
+    /// One entry per `main` result, in the order of the program's output specs.
+    pub results: Vec<ResultBinding>,
+    /// The symbol values the module was specialised to.
+    pub dims: BTreeMap<String, i64>,
+}
+
+/// Lowers the archive's program to a StableHLO module with a public `main`.
+pub fn lower(archive: &tpuc_pt2::Archive, options: &LowerOptions) -> Result<Lowered, LowerError> {
+    lowering::lower(archive, options)
+}
+
+/// Every supported target, sorted (for docs/ops.md and `tpuc` help).
+pub fn supported_targets() -> impl Iterator<Item = &'static str> {
+    registry::Registry::get().targets()
+}

@@ -1,0 +1,633 @@
+//! The graph walker and the construction of `main`.
+
+use std::cell::RefCell;
+use std::collections::HashSet;
+
+use tpuc_ir::{DenseElements, FunctionBuilder, Location, Module, TensorType, Value, Visibility};
+use tpuc_pt2::schema::{Argument, Graph, InputSpec, Node, OutputSpec, SymIntArgument};
+use tpuc_pt2::{Archive, DType};
+
+use crate::args::Args;
+use crate::bindings::{ArgumentBinding, ArgumentSource, ResultBinding, ResultSource};
+use crate::cx::Cx;
+use crate::dtype::{dtype_of, element_type};
+use crate::env::{Env, Val};
+use crate::error::{LowerError, OpError, OpResult, SourceLine};
+use crate::registry::Registry;
+use crate::specialize::{Symbols, specialize};
+use crate::support;
+use crate::{LowerOptions, Lowered};
+
+/// Walks graphs node by node with the registry.
+pub(crate) struct Walker<'a> {
+    pub(crate) symbols: &'a Symbols,
+    /// The dtype of an enclosing `torch.autocast` region.
+    pub autocast: std::cell::Cell<Option<DType>>,
+    registry: &'static Registry,
+    keep_going: bool,
+    /// Problems found so far when `keep_going`.
+    errors: RefCell<Vec<LowerError>>,
+}
+
+fn source_line(node: &Node) -> Option<Box<SourceLine>> {
+    node.user_frame().map(|frame| {
+        Box::new(SourceLine {
+            file: frame.file.to_owned(),
+            line: frame.line,
+            code: frame.code.map(str::to_owned),
+        })
+    })
+}
+
+fn node_name(node: &Node) -> String {
+    node.display_name().unwrap_or("?").to_owned()
+}
+
+/// `loc("node"("file.py":45:0))`: the FX node wrapping the user's line.
+fn location(node: &Node) -> Location {
+    let name = node_name(node);
+    match node.user_frame() {
+        Some(frame) => Location::named(name, Location::file(frame.file, frame.line, 0)),
+        None => Location::name(name),
+    }
+}
+
+/// Names that a node input or a graph output refers to.
+fn used_names(graph: &Graph) -> HashSet<String> {
+    fn note(arg: &Argument, used: &mut HashSet<String>) {
+        match arg {
+            Argument::AsTensors(list) => used.extend(list.iter().map(|t| t.name.clone())),
+            Argument::AsOptionalTensors(list) => {
+                for t in list {
+                    if let tpuc_pt2::schema::OptionalTensorArgument::AsTensor(t) = t {
+                        used.insert(t.name.clone());
+                    }
+                }
+            }
+            Argument::AsSymInts(list) => {
+                for s in list {
+                    if let SymIntArgument::AsName(n) = s {
+                        used.insert(n.clone());
+                    }
+                }
+            }
+            other => {
+                if let Some(name) = other.value_name() {
+                    used.insert(name.to_owned());
+                }
+            }
+        }
+    }
+    let mut used = HashSet::new();
+    for node in &graph.nodes {
+        for input in &node.inputs {
+            note(&input.arg, &mut used);
+        }
+    }
+    for output in &graph.outputs {
+        note(output, &mut used);
+    }
+    used
+}
+
+impl<'a> Walker<'a> {
+    pub fn new(symbols: &'a Symbols, keep_going: bool) -> Self {
+        Walker {
+            symbols,
+            autocast: std::cell::Cell::new(None),
+            registry: Registry::get(),
+            keep_going,
+            errors: RefCell::new(Vec::new()),
+        }
+    }
+
+    fn node_error(&self, node: &Node, error: OpError) -> LowerError {
+        if let Some(nested) = error.nested {
+            return *nested;
+        }
+        if error.unsupported {
+            return LowerError::Node {
+                target: node.target.clone(),
+                node: node_name(node),
+                source_line: source_line(node),
+                message: format!("tpuc does not lower this use yet: {}", error.message),
+                help: error
+                    .help
+                    .or_else(|| Some("see docs/ops.md for what is supported".into())),
+            };
+        }
+        LowerError::Node {
+            target: node.target.clone(),
+            node: node_name(node),
+            source_line: source_line(node),
+            message: error.message,
+            help: error.help,
+        }
+    }
+
+    /// Records a problem; with `keep_going` lowering goes on, otherwise it is returned.
+    fn fail(&self, error: LowerError) -> Result<(), LowerError> {
+        if self.keep_going {
+            self.errors.borrow_mut().push(error);
+            Ok(())
+        } else {
+            Err(error)
+        }
+    }
+
+    /// Lowers `graph` into the builder's current block; returns the graph's outputs.
+    pub fn lower_graph(
+        &self,
+        b: &mut FunctionBuilder,
+        graph: &Graph,
+        inputs: Vec<Val>,
+    ) -> Result<Vec<Val>, LowerError> {
+        self.lower_graph_env(b, graph, inputs)
+            .map(|(outputs, _)| outputs)
+    }
+
+    /// [`Walker::lower_graph`], also returning the final values of the graph's names (inputs
+    /// written in place are bound to their last value).
+    fn lower_graph_env(
+        &self,
+        b: &mut FunctionBuilder,
+        graph: &Graph,
+        inputs: Vec<Val>,
+    ) -> Result<(Vec<Val>, Env), LowerError> {
+        let mut env = Env::default();
+        if inputs.len() != graph.inputs.len() {
+            return Err(LowerError::Program {
+                message: format!(
+                    "a graph takes {} inputs but gets {}",
+                    graph.inputs.len(),
+                    inputs.len()
+                ),
+                help: None,
+            });
+        }
+        for (arg, value) in graph.inputs.iter().zip(inputs) {
+            if let Some(name) = arg.value_name() {
+                env.bind(name, value);
+            }
+        }
+        let used = used_names(graph);
+        for node in &graph.nodes {
+            b.set_location(location(node));
+            let Some(entry) = self.registry.lookup(&node.target) else {
+                self.fail(LowerError::UnsupportedOp {
+                    target: node.target.clone(),
+                    node: node_name(node),
+                    source_line: source_line(node),
+                })?;
+                self.poison(b, graph, node, &mut env)?;
+                continue;
+            };
+            let result = {
+                let args = Args::new(node, entry.schema.as_ref(), &env);
+                let mut cx = Cx {
+                    b,
+                    node,
+                    graph,
+                    used: &used,
+                    walker: self,
+                };
+                args.check().and_then(|()| (entry.lower)(&mut cx, &args))
+            };
+            let outputs = match result {
+                Ok(outputs) => outputs,
+                Err(error) => {
+                    self.fail(self.node_error(node, error))?;
+                    self.poison(b, graph, node, &mut env)?;
+                    continue;
+                }
+            };
+            if let Err(error) = self.bind_outputs(b, graph, node, outputs, &mut env) {
+                self.fail(self.node_error(node, error))?;
+                self.poison(b, graph, node, &mut env)?;
+                continue;
+            }
+            if let Some(schema) = &entry.schema {
+                // In-place ops: later uses of the written tensor see the new value.
+                for arg in schema.mutated_args() {
+                    if let (Some(written), Some(Val::Tensor(new))) = (
+                        node.input(&arg.name).and_then(Argument::as_tensor_name),
+                        node.outputs
+                            .first()
+                            .and_then(|o| o.as_tensor_name())
+                            .and_then(|n| env.get(n))
+                            .cloned(),
+                    ) {
+                        env.bind(written, Val::Tensor(new));
+                    }
+                }
+            }
+        }
+        let outputs = graph
+            .outputs
+            .iter()
+            .map(|arg| {
+                Args::new(&Node::default(), None, &env)
+                    .value_of(arg)
+                    .map_err(|e| LowerError::Program {
+                        message: format!("graph output: {}", e.message),
+                        help: None,
+                    })
+            })
+            .collect::<Result<Vec<_>, _>>()?;
+        Ok((outputs, env))
+    }
+
+    /// Binds the values an op returned to the node's output names, checking each tensor against
+    /// the shape and dtype torch recorded.
+    fn bind_outputs(
+        &self,
+        b: &FunctionBuilder,
+        graph: &Graph,
+        node: &Node,
+        outputs: Vec<Val>,
+        env: &mut Env,
+    ) -> OpResult<()> {
+        if outputs.len() != node.outputs.len() {
+            return Err(OpError::new(format!(
+                "internal: the lowering gave {} results for {} outputs",
+                outputs.len(),
+                node.outputs.len()
+            )));
+        }
+        let check = |name: &str, value: Value| -> OpResult<()> {
+            let Some(meta) = graph.tensor_values.get(name) else {
+                return Ok(());
+            };
+            let ty = b.tensor_type(value)?;
+            let shape = self.symbols.sizes(meta)?;
+            let dtype = Symbols::dtype(meta)?;
+            if support::dims_of(ty) != shape || ty.element != element_type(dtype)? {
+                return Err(OpError::new(format!(
+                    "internal: the lowering of `{name}` gives {ty}, torch says {dtype}{shape:?}"
+                ))
+                .with_help("this is a bug in tpuc's lowering; please report it with the model"));
+            }
+            Ok(())
+        };
+        for (output, value) in node.outputs.iter().zip(outputs) {
+            match (output, value) {
+                (Argument::AsNone(_), _) => {}
+                (Argument::AsTensor(t), Val::Tensor(v)) => {
+                    check(&t.name, v)?;
+                    env.bind(&t.name, Val::Tensor(v));
+                }
+                (Argument::AsTensors(list), Val::Tensors(values)) if list.len() == values.len() => {
+                    for (t, &v) in list.iter().zip(&values) {
+                        check(&t.name, v)?;
+                        env.bind(&t.name, Val::Tensor(v));
+                    }
+                }
+                (Argument::AsSymInt(SymIntArgument::AsName(name)), Val::Int(i)) => {
+                    if let Some(expected) = graph.sym_int_values.get(name)
+                        && let Ok(value) = self.symbols.eval(expected)
+                        && value != i
+                    {
+                        return Err(OpError::new(format!(
+                            "internal: `{name}` evaluates to {i}, torch's expression gives {value}"
+                        )));
+                    }
+                    env.bind(name, Val::Int(i));
+                }
+                (output, Val::None) => {
+                    // Unused outputs may stay unbound.
+                    if let Some(name) = output.value_name() {
+                        env.bind(name, Val::None);
+                    }
+                }
+                (output, value) => {
+                    if let Some(name) = output.value_name() {
+                        env.bind(name, value);
+                    } else {
+                        return Err(OpError::new(format!(
+                            "internal: cannot bind {value:?} to output {output:?}"
+                        )));
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// After a failure with `keep_going`: binds zeros of the recorded types to the node's
+    /// outputs so the walk can go on and find further problems.
+    fn poison(
+        &self,
+        b: &mut FunctionBuilder,
+        graph: &Graph,
+        node: &Node,
+        env: &mut Env,
+    ) -> Result<(), LowerError> {
+        let mut zeros = |name: &str| -> Val {
+            let Some(meta) = graph.tensor_values.get(name) else {
+                return Val::None;
+            };
+            let (Ok(shape), Ok(dtype)) = (self.symbols.sizes(meta), Symbols::dtype(meta)) else {
+                return Val::None;
+            };
+            support::zeros(b, dtype, &shape).map_or(Val::None, Val::Tensor)
+        };
+        for output in &node.outputs {
+            match output {
+                Argument::AsTensor(t) => {
+                    let v = zeros(&t.name);
+                    env.bind(&t.name, v);
+                }
+                Argument::AsTensors(list) => {
+                    let values: Vec<Value> = list
+                        .iter()
+                        .filter_map(|t| zeros(&t.name).tensor())
+                        .collect();
+                    for (t, v) in list.iter().zip(&values) {
+                        env.bind(&t.name, Val::Tensor(*v));
+                    }
+                }
+                Argument::AsSymInt(SymIntArgument::AsName(name)) => {
+                    let value = graph
+                        .sym_int_values
+                        .get(name)
+                        .and_then(|s| self.symbols.eval(s).ok())
+                        .map_or(Val::None, Val::Int);
+                    env.bind(name, value);
+                }
+                _ => {}
+            }
+        }
+        Ok(())
+    }
+}
+
+/// A weight's bytes as a constant of its graph type.
+fn inline_weight(
+    archive: &Archive,
+    fqn: &str,
+    ty: &TensorType,
+) -> Result<DenseElements, LowerError> {
+    let view = archive.tensor(fqn)?;
+    let bytes = view.to_contiguous_bytes()?;
+    Ok(DenseElements::from_bytes(ty, bytes.into_owned())?)
+}
+
+fn program_error(message: String) -> LowerError {
+    LowerError::Program {
+        message,
+        help: None,
+    }
+}
+
+fn tensor_type_of(
+    symbols: &Symbols,
+    graph: &Graph,
+    name: &str,
+) -> Result<(DType, Vec<i64>), LowerError> {
+    let meta = graph
+        .tensor_values
+        .get(name)
+        .ok_or_else(|| program_error(format!("input `{name}` has no tensor metadata")))?;
+    let err = |e: OpError| LowerError::Shape {
+        message: format!("input `{name}`: {}", e.message),
+        help: e.help,
+    };
+    Ok((
+        Symbols::dtype(meta).map_err(err)?,
+        symbols.sizes(meta).map_err(err)?,
+    ))
+}
+
+pub(crate) fn lower(archive: &Archive, options: &LowerOptions) -> Result<Lowered, LowerError> {
+    let symbols = specialize(archive, options)?;
+    let graph = archive.graph();
+    let signature = archive.signature();
+    if signature.input_specs.len() != graph.inputs.len() {
+        return Err(program_error(format!(
+            "the signature has {} inputs, the graph {}",
+            signature.input_specs.len(),
+            graph.inputs.len()
+        )));
+    }
+    let mut b = FunctionBuilder::new("main", Visibility::Public);
+    let mut arguments = Vec::new();
+    let mut inputs = vec![Val::None; graph.inputs.len()];
+    let ir_type = |dtype: DType, shape: &[i64]| -> Result<TensorType, LowerError> {
+        let element = element_type(dtype).map_err(|e| program_error(e.message))?;
+        Ok(support::tensor_type(element, shape))
+    };
+
+    // Weights first, in input-spec order; then user inputs.
+    for pass in [false, true] {
+        let mut user_index = 0;
+        for (i, spec) in signature.input_specs.iter().enumerate() {
+            let (source, name) = match spec {
+                InputSpec::Parameter(p) => (
+                    ArgumentSource::Parameter {
+                        fqn: p.parameter_name.clone(),
+                    },
+                    p.arg.name.as_str(),
+                ),
+                InputSpec::Buffer(buf) => (
+                    ArgumentSource::Buffer {
+                        fqn: buf.buffer_name.clone(),
+                        persistent: buf.persistent,
+                    },
+                    buf.arg.name.as_str(),
+                ),
+                InputSpec::TensorConstant(c) => (
+                    ArgumentSource::Constant {
+                        fqn: c.tensor_constant_name.clone(),
+                    },
+                    c.arg.name.as_str(),
+                ),
+                InputSpec::UserInput(u) => {
+                    let index = user_index;
+                    user_index += 1;
+                    if !pass {
+                        continue;
+                    }
+                    let Some(name) = u.arg.as_tensor_name() else {
+                        inputs[i] = match &u.arg {
+                            Argument::AsInt(v) => Val::Int(*v),
+                            Argument::AsFloat(v) => Val::Float(v.0),
+                            Argument::AsBool(v) => Val::Bool(*v),
+                            Argument::AsNone(_) => Val::None,
+                            other => {
+                                return Err(program_error(format!(
+                                    "user input {index} is {other:?}; tpuc takes tensor inputs"
+                                )));
+                            }
+                        };
+                        continue;
+                    };
+                    let (dtype, shape) = tensor_type_of(&symbols, graph, name)?;
+                    let value = b.arg(ir_type(dtype, &shape)?);
+                    inputs[i] = Val::Tensor(value);
+                    arguments.push(ArgumentBinding {
+                        source: ArgumentSource::UserInput {
+                            index,
+                            name: name.to_owned(),
+                        },
+                        dtype,
+                        shape,
+                    });
+                    continue;
+                }
+                InputSpec::ConstantInput(c) => {
+                    use tpuc_pt2::schema::ConstantValue;
+                    inputs[i] = match &c.value {
+                        ConstantValue::AsInt(v) => Val::Int(*v),
+                        ConstantValue::AsFloat(v) => Val::Float(v.0),
+                        ConstantValue::AsBool(v) => Val::Bool(*v),
+                        _ => Val::None,
+                    };
+                    continue;
+                }
+                other => {
+                    return Err(LowerError::Program {
+                        message: format!("input spec {other:?} is not supported"),
+                        help: Some(
+                            "tpuc takes tensors, parameters, buffers and constants; custom objects and tokens are not supported".into(),
+                        ),
+                    });
+                }
+            };
+            if pass {
+                continue;
+            }
+            let fqn = match &source {
+                ArgumentSource::Parameter { fqn }
+                | ArgumentSource::Buffer { fqn, .. }
+                | ArgumentSource::Constant { fqn } => fqn.clone(),
+                ArgumentSource::UserInput { .. } => unreachable!("user inputs are handled above"),
+            };
+            let (dtype, shape) = tensor_type_of(&symbols, graph, name)?;
+            let ty = ir_type(dtype, &shape)?;
+            let value = if options.inline_weights {
+                let data = inline_weight(archive, &fqn, &ty)?;
+                b.constant(ty, data)?
+            } else {
+                arguments.push(ArgumentBinding {
+                    source,
+                    dtype,
+                    shape,
+                });
+                b.arg(ty)
+            };
+            inputs[i] = Val::Tensor(value);
+        }
+    }
+
+    let walker = Walker::new(&symbols, options.keep_going);
+    let initial = inputs.clone();
+    let outputs = walker.lower_graph_env(&mut b, graph, inputs);
+    let mut errors = walker.errors.into_inner();
+    let (outputs, env) = match outputs {
+        Ok(done) if errors.is_empty() => done,
+        Ok(_) if errors.len() == 1 => return Err(errors.remove(0)),
+        Ok(_) => return Err(LowerError::Many { errors }),
+        Err(error) => return Err(error),
+    };
+
+    if signature.output_specs.len() != outputs.len() {
+        return Err(program_error(format!(
+            "the signature has {} outputs, the graph {}",
+            signature.output_specs.len(),
+            outputs.len()
+        )));
+    }
+    let mut results = Vec::new();
+    let mut values = Vec::new();
+    // In-place writes to buffers and user inputs that the signature does not list (the
+    // "TRAINING" dialect keeps `add_` and friends): returned first, as torch orders mutations.
+    let listed: Vec<&str> = signature
+        .output_specs
+        .iter()
+        .filter_map(|spec| match spec {
+            OutputSpec::BufferMutation(m) => Some(m.buffer_name.as_str()),
+            OutputSpec::UserInputMutation(m) => Some(m.user_input_name.as_str()),
+            _ => None,
+        })
+        .collect();
+    for ((spec, arg), before) in signature
+        .input_specs
+        .iter()
+        .zip(&graph.inputs)
+        .zip(&initial)
+    {
+        let (Some(name), Val::Tensor(before)) = (arg.value_name(), before) else {
+            continue;
+        };
+        let Some(Val::Tensor(after)) = env.get(name) else {
+            continue;
+        };
+        if after == before {
+            continue;
+        }
+        let source = match spec {
+            InputSpec::Buffer(buf) if !listed.contains(&buf.buffer_name.as_str()) => {
+                ResultSource::BufferMutation {
+                    fqn: buf.buffer_name.clone(),
+                }
+            }
+            InputSpec::UserInput(_) if !listed.contains(&name) => ResultSource::UserInputMutation {
+                name: name.to_owned(),
+            },
+            _ => continue,
+        };
+        let ty = b.tensor_type(*after)?;
+        results.push(ResultBinding {
+            source,
+            dtype: dtype_of(ty.element).map_err(|e| program_error(e.message))?,
+            shape: support::dims_of(ty),
+        });
+        values.push(*after);
+    }
+    let mut user_index = 0;
+    for (spec, value) in signature.output_specs.iter().zip(outputs) {
+        let source = match spec {
+            OutputSpec::UserOutput(_) => {
+                user_index += 1;
+                ResultSource::UserOutput {
+                    index: user_index - 1,
+                }
+            }
+            OutputSpec::BufferMutation(m) => ResultSource::BufferMutation {
+                fqn: m.buffer_name.clone(),
+            },
+            OutputSpec::UserInputMutation(m) => ResultSource::UserInputMutation {
+                name: m.user_input_name.clone(),
+            },
+            other => {
+                return Err(program_error(format!(
+                    "output spec {other:?} is not supported (training outputs)"
+                )));
+            }
+        };
+        let Val::Tensor(value) = value else {
+            return Err(program_error(format!(
+                "output {source:?} is {value:?}; tpuc returns tensors only"
+            )));
+        };
+        let ty = b.tensor_type(value)?;
+        results.push(ResultBinding {
+            source,
+            dtype: dtype_of(ty.element).map_err(|e| program_error(e.message))?,
+            shape: support::dims_of(ty),
+        });
+        values.push(value);
+    }
+    b.set_location(Location::Unknown);
+    b.ret(&values)?;
+    let function = crate::prune::prune(b.finish()?);
+    let mut module = Module::new();
+    module.add_function(function)?;
+    tpuc_ir::verify(&module)?;
+    Ok(Lowered {
+        module,
+        arguments,
+        results,
+        dims: symbols.values().clone(),
+    })
+}

@@ -1,0 +1,206 @@
+//! Matrix products: `linear`, `addmm`, `mm`, `bmm`, `matmul`, `baddbmm`. Each is one
+//! `dot_general` on the operands as given (N-D inputs directly, transposes folded), plus a bias
+//! `add` when there is one; alpha and beta multiply only when they are not 1.
+
+use tpuc_ir::{DotDims, FunctionBuilder, Value};
+
+use super::one;
+use crate::args::Args;
+use crate::cx::Cx;
+use crate::env::Val;
+use crate::error::{OpResult, bail};
+use crate::promote::Scalar;
+use crate::registry::{OpDef, aten};
+use crate::support::{self, dot};
+
+pub(super) const OPS: &[OpDef] = &[
+    aten(
+        "linear(Tensor input, Tensor weight, Tensor? bias=None) -> Tensor",
+        linear,
+    ),
+    aten(
+        "addmm(Tensor self, Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1) -> Tensor",
+        addmm,
+    ),
+    aten("mm(Tensor self, Tensor mat2) -> Tensor", mm),
+    aten("bmm(Tensor self, Tensor mat2) -> Tensor", bmm),
+    aten("matmul(Tensor self, Tensor other) -> Tensor", matmul),
+    aten(
+        "baddbmm(Tensor self, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1) -> Tensor",
+        baddbmm,
+    ),
+];
+
+/// Inside a `torch.autocast` region, float operands of matrix products take its dtype.
+fn autocast<const N: usize>(cx: &mut Cx<'_>, values: [Value; N]) -> OpResult<[Value; N]> {
+    let Some(dtype) = cx.autocast() else {
+        return Ok(values);
+    };
+    let mut out = values;
+    for v in &mut out {
+        if support::element(cx.b, *v)?.is_float() {
+            *v = support::convert(cx.b, *v, dtype)?;
+        }
+    }
+    Ok(out)
+}
+
+fn check_same_dtype(b: &FunctionBuilder, lhs: Value, rhs: Value) -> OpResult<()> {
+    let (l, r) = (support::dtype(b, lhs)?, support::dtype(b, rhs)?);
+    if l != r {
+        bail!("matrix product of {l} and {r}: torch requires both operands to have the same dtype");
+    }
+    Ok(())
+}
+
+/// `alpha * product + beta * bias` with the multiplies only where they are not 1.
+fn scale_and_add(
+    b: &mut FunctionBuilder,
+    product: Value,
+    alpha: Scalar,
+    bias: Option<Value>,
+    beta: Scalar,
+) -> OpResult<Value> {
+    let product = if alpha.is(1.0) {
+        product
+    } else {
+        let a = support::like(b, product, alpha)?;
+        b.multiply(product, a)?
+    };
+    let Some(bias) = bias.filter(|_| !beta.is(0.0)) else {
+        return Ok(product);
+    };
+    let shape = support::shape(b, product)?;
+    let dtype = support::dtype(b, product)?;
+    let bias = support::convert(b, bias, dtype)?;
+    let mut bias = support::broadcast_to(b, bias, &shape)?;
+    if !beta.is(1.0) {
+        let k = support::like(b, bias, beta)?;
+        bias = b.multiply(bias, k)?;
+    }
+    Ok(b.add(product, bias)?)
+}
+
+fn linear(cx: &mut Cx<'_>, args: &Args<'_>) -> OpResult<Vec<Val>> {
+    let x = args.tensor("input")?;
+    let w = args.tensor("weight")?;
+    let [x, w] = autocast(cx, [x, w])?;
+    let bias = match args.opt_tensor("bias")? {
+        Some(bias) => Some(autocast(cx, [bias])?[0]),
+        None => None,
+    };
+    check_same_dtype(cx.b, x, w)?;
+    let rank = support::rank(cx.b, x)? as i64;
+    let w_rank = support::rank(cx.b, w)?;
+    let rhs_contract = if w_rank == 1 { 0 } else { 1 };
+    let y = dot(cx.b, x, w, DotDims::contracting(rank - 1, rhs_contract))?;
+    one(scale_and_add(
+        cx.b,
+        y,
+        Scalar::Int(1),
+        bias,
+        Scalar::Int(1),
+    )?)
+}
+
+fn addmm(cx: &mut Cx<'_>, args: &Args<'_>) -> OpResult<Vec<Val>> {
+    let bias = args.tensor("self")?;
+    let [bias, m1, m2] = autocast(cx, [bias, args.tensor("mat1")?, args.tensor("mat2")?])?;
+    check_same_dtype(cx.b, m1, m2)?;
+    let y = dot(cx.b, m1, m2, DotDims::contracting(1, 0))?;
+    one(scale_and_add(
+        cx.b,
+        y,
+        args.scalar("alpha")?,
+        Some(bias),
+        args.scalar("beta")?,
+    )?)
+}
+
+fn mm(cx: &mut Cx<'_>, args: &Args<'_>) -> OpResult<Vec<Val>> {
+    let [lhs, rhs] = autocast(cx, [args.tensor("self")?, args.tensor("mat2")?])?;
+    check_same_dtype(cx.b, lhs, rhs)?;
+    one(dot(cx.b, lhs, rhs, DotDims::contracting(1, 0))?)
+}
+
+fn batched() -> DotDims {
+    DotDims {
+        lhs_batching: vec![0],
+        rhs_batching: vec![0],
+        lhs_contracting: vec![2],
+        rhs_contracting: vec![1],
+    }
+}
+
+fn bmm(cx: &mut Cx<'_>, args: &Args<'_>) -> OpResult<Vec<Val>> {
+    let [lhs, rhs] = autocast(cx, [args.tensor("self")?, args.tensor("mat2")?])?;
+    check_same_dtype(cx.b, lhs, rhs)?;
+    one(dot(cx.b, lhs, rhs, batched())?)
+}
+
+fn baddbmm(cx: &mut Cx<'_>, args: &Args<'_>) -> OpResult<Vec<Val>> {
+    let bias = args.tensor("self")?;
+    let [bias, lhs, rhs] = autocast(cx, [bias, args.tensor("batch1")?, args.tensor("batch2")?])?;
+    check_same_dtype(cx.b, lhs, rhs)?;
+    let y = dot(cx.b, lhs, rhs, batched())?;
+    one(scale_and_add(
+        cx.b,
+        y,
+        args.scalar("alpha")?,
+        Some(bias),
+        args.scalar("beta")?,
+    )?)
+}
+
+/// `torch.matmul` with numpy semantics: 1-D operands, a 2-D right side contracted directly
+/// against an N-D left side, and broadcast batch dimensions otherwise.
+pub(crate) fn matmul_values(b: &mut FunctionBuilder, lhs: Value, rhs: Value) -> OpResult<Value> {
+    check_same_dtype(b, lhs, rhs)?;
+    let ls = support::shape(b, lhs)?;
+    let rs = support::shape(b, rhs)?;
+    let (lr, rr) = (ls.len() as i64, rs.len() as i64);
+    if lr == 0 || rr == 0 {
+        bail!("matmul needs tensors with at least one dimension");
+    }
+    if rr <= 2 {
+        // [..., k] x [k] or [..., k] x [k, n]: contract directly.
+        return dot(b, lhs, rhs, DotDims::contracting(lr - 1, 0));
+    }
+    if lr == 1 {
+        // [k] x [..., k, n]
+        let out = dot(b, lhs, rhs, DotDims::contracting(0, rr - 2))?;
+        return Ok(out);
+    }
+    // Both at least 2-D with batch dimensions: broadcast the batch shapes.
+    let lb = &ls[..ls.len() - 2];
+    let rb = &rs[..rs.len() - 2];
+    let batch = support::broadcast_shapes(lb, rb)?;
+    let n = batch.len();
+    let lhs = {
+        let mut to = batch.clone();
+        to.extend_from_slice(&ls[ls.len() - 2..]);
+        support::broadcast_to(b, lhs, &to)?
+    };
+    let rhs = {
+        let mut to = batch.clone();
+        to.extend_from_slice(&rs[rs.len() - 2..]);
+        support::broadcast_to(b, rhs, &to)?
+    };
+    let batch_dims: Vec<i64> = (0..n as i64).collect();
+    dot(
+        b,
+        lhs,
+        rhs,
+        DotDims {
+            lhs_batching: batch_dims.clone(),
+            rhs_batching: batch_dims,
+            lhs_contracting: vec![n as i64 + 1],
+            rhs_contracting: vec![n as i64],
+        },
+    )
+}
+
+fn matmul(cx: &mut Cx<'_>, args: &Args<'_>) -> OpResult<Vec<Val>> {
+    let [lhs, rhs] = autocast(cx, [args.tensor("self")?, args.tensor("other")?])?;
+    one(matmul_values(cx.b, lhs, rhs)?)
+}

@@ -1,0 +1,58 @@
+//! Ops that change nothing in a functional, inference-only program: copies, aliases, metadata
+//! assertions, inference-mode dropout.
+
+use super::one;
+use crate::args::Args;
+use crate::cx::Cx;
+use crate::env::Val;
+use crate::error::{OpError, OpResult};
+use crate::registry::{OpDef, aten};
+
+pub(super) const OPS: &[OpDef] = &[
+    aten(
+        "_assert_tensor_metadata(Tensor a, SymInt[]? size=None, SymInt[]? stride=None, ScalarType? dtype=None, *, Device? device=None, Layout? layout=None) -> ()",
+        nothing,
+    ),
+    aten("_assert_scalar(Scalar self, str assert_msg) -> ()", nothing),
+    aten(
+        "sym_constrain_range_for_size(Scalar size, *, int? min=None, int? max=None) -> ()",
+        nothing,
+    ),
+    aten(
+        "sym_constrain_range(Scalar size, *, int? min=None, int? max=None) -> ()",
+        nothing,
+    ),
+    aten(
+        "clone(Tensor self, *, MemoryFormat? memory_format=None) -> Tensor",
+        identity,
+    ),
+    aten(
+        "contiguous(Tensor(a) self, *, MemoryFormat memory_format=contiguous_format) -> Tensor(a)",
+        identity,
+    ),
+    aten("alias(Tensor(a) self) -> Tensor(a)", identity),
+    aten("detach(Tensor(a) self) -> Tensor(a)", identity),
+    aten("detach_(Tensor(a!) self) -> Tensor(a!)", identity),
+    aten("lift_fresh_copy(Tensor self) -> Tensor", identity),
+    aten(
+        "dropout(Tensor input, float p, bool train) -> Tensor",
+        dropout,
+    ),
+];
+
+fn nothing(_: &mut Cx<'_>, _: &Args<'_>) -> OpResult<Vec<Val>> {
+    Ok(Vec::new())
+}
+
+fn identity(_: &mut Cx<'_>, args: &Args<'_>) -> OpResult<Vec<Val>> {
+    one(args.tensor("self")?)
+}
+
+fn dropout(_: &mut Cx<'_>, args: &Args<'_>) -> OpResult<Vec<Val>> {
+    if args.bool("train")? && args.float("p")? > 0.0 {
+        return Err(OpError::unsupported(
+            "dropout in training mode (call `model.eval()` before exporting)",
+        ));
+    }
+    one(args.tensor("input")?)
+}

@@ -1,0 +1,319 @@
+//! Normalisations: layer, RMS, batch (inference) and group norm, computed in the input's dtype
+//! (float32 for narrower floats), never in float64.
+
+use tpuc_ir::{FunctionBuilder, Value};
+use tpuc_pt2::DType;
+
+use crate::args::Args;
+use crate::cx::Cx;
+use crate::env::Val;
+use crate::error::{OpError, OpResult, bail};
+use crate::promote::Scalar;
+use crate::registry::{OpDef, aten};
+use crate::support::{self, broadcast_back, numel, reduce_mean};
+
+pub(super) const OPS: &[OpDef] = &[
+    aten(
+        "layer_norm(Tensor input, SymInt[] normalized_shape, Tensor? weight=None, Tensor? bias=None, float eps=1e-05, bool cudnn_enable=True) -> Tensor",
+        layer_norm,
+    ),
+    aten(
+        "native_layer_norm(Tensor input, SymInt[] normalized_shape, Tensor? weight, Tensor? bias, float eps) -> (Tensor, Tensor, Tensor)",
+        native_layer_norm,
+    ),
+    aten(
+        "rms_norm(Tensor input, SymInt[] normalized_shape, Tensor? weight=None, float? eps=None) -> Tensor",
+        rms_norm,
+    ),
+    aten(
+        "batch_norm(Tensor input, Tensor? weight, Tensor? bias, Tensor? running_mean, Tensor? running_var, bool training, float momentum, float eps, bool cudnn_enabled) -> Tensor",
+        batch_norm,
+    ),
+    aten(
+        "_native_batch_norm_legit_no_training(Tensor input, Tensor? weight, Tensor? bias, Tensor running_mean, Tensor running_var, float momentum, float eps) -> (Tensor, Tensor, Tensor)",
+        native_batch_norm_no_training,
+    ),
+    aten(
+        "group_norm(Tensor input, int num_groups, Tensor? weight=None, Tensor? bias=None, float eps=1e-05, bool cudnn_enabled=True) -> Tensor",
+        group_norm,
+    ),
+    aten(
+        "native_group_norm(Tensor input, Tensor? weight, Tensor? bias, SymInt N, SymInt C, SymInt HxW, int group, float eps) -> (Tensor, Tensor, Tensor)",
+        native_group_norm,
+    ),
+];
+
+/// The dtype normalisations compute in: float32 for half types.
+pub(crate) fn compute_dtype(dtype: DType) -> DType {
+    match dtype {
+        DType::BF16 | DType::F16 => DType::F32,
+        other => other,
+    }
+}
+
+/// `(x - mean) * rsqrt(var + eps)` over `dims`; also the mean and rstd (reduced shapes).
+fn standardize(
+    b: &mut FunctionBuilder,
+    x: Value,
+    dims: &[usize],
+    eps: f64,
+) -> OpResult<(Value, Value, Value)> {
+    let shape = support::shape(b, x)?;
+    let mean = reduce_mean(b, x, dims)?;
+    let mean_full = broadcast_back(b, mean, dims, &shape)?;
+    let centered = b.subtract(x, mean_full)?;
+    let squared = b.multiply(centered, centered)?;
+    let var = reduce_mean(b, squared, dims)?;
+    let e = support::like(b, var, Scalar::Float(eps))?;
+    let var_eps = b.add(var, e)?;
+    let rstd = b.rsqrt(var_eps)?;
+    let rstd_full = broadcast_back(b, rstd, dims, &shape)?;
+    Ok((b.multiply(centered, rstd_full)?, mean, rstd))
+}
+
+/// `y * weight + bias` with the affine parameters broadcast along the trailing dimensions.
+fn affine_trailing(
+    b: &mut FunctionBuilder,
+    y: Value,
+    weight: Option<Value>,
+    bias: Option<Value>,
+) -> OpResult<Value> {
+    let shape = support::shape(b, y)?;
+    let dtype = support::dtype(b, y)?;
+    let mut out = y;
+    if let Some(w) = weight {
+        let w = support::convert(b, w, dtype)?;
+        let w = support::broadcast_to(b, w, &shape)?;
+        out = b.multiply(out, w)?;
+    }
+    if let Some(bias) = bias {
+        let bias = support::convert(b, bias, dtype)?;
+        let bias = support::broadcast_to(b, bias, &shape)?;
+        out = b.add(out, bias)?;
+    }
+    Ok(out)
+}
+
+fn trailing_dims(b: &FunctionBuilder, x: Value, normalized: &[i64]) -> OpResult<Vec<usize>> {
+    let shape = support::shape(b, x)?;
+    if normalized.len() > shape.len() || shape[shape.len() - normalized.len()..] != *normalized {
+        bail!(
+            "normalized_shape {normalized:?} does not match the input's trailing dimensions {shape:?}"
+        );
+    }
+    Ok((shape.len() - normalized.len()..shape.len()).collect())
+}
+
+struct LayerNorm {
+    out: Value,
+    mean: Value,
+    rstd: Value,
+}
+
+fn layer_norm_values(cx: &mut Cx<'_>, args: &Args<'_>) -> OpResult<LayerNorm> {
+    let x = args.tensor("input")?;
+    let dims = trailing_dims(cx.b, x, &args.ints("normalized_shape")?)?;
+    let weight = args.opt_tensor("weight")?;
+    let bias = args.opt_tensor("bias")?;
+    let eps = args.float("eps")?;
+    let dtype = support::dtype(cx.b, x)?;
+    let b = &mut *cx.b;
+    let xc = support::convert(b, x, compute_dtype(dtype))?;
+    let (y, mean, rstd) = standardize(b, xc, &dims, eps)?;
+    let y = affine_trailing(b, y, weight, bias)?;
+    Ok(LayerNorm {
+        out: support::convert(b, y, dtype)?,
+        mean,
+        rstd,
+    })
+}
+
+fn layer_norm(cx: &mut Cx<'_>, args: &Args<'_>) -> OpResult<Vec<Val>> {
+    let ln = layer_norm_values(cx, args)?;
+    Ok(vec![Val::Tensor(ln.out)])
+}
+
+/// Also returns mean and rstd (shape `[..., 1, ...]`), when something uses them.
+fn native_layer_norm(cx: &mut Cx<'_>, args: &Args<'_>) -> OpResult<Vec<Val>> {
+    let ln = layer_norm_values(cx, args)?;
+    let mut outputs = vec![Val::Tensor(ln.out)];
+    for (i, stat) in [(1, ln.mean), (2, ln.rstd)] {
+        outputs.push(if cx.used(i) {
+            let shape = cx.out_shape(i)?;
+            let dtype = cx.out_dtype(i)?;
+            let v = support::reshape(cx.b, stat, &shape)?;
+            Val::Tensor(support::convert(cx.b, v, dtype)?)
+        } else {
+            Val::None
+        });
+    }
+    Ok(outputs)
+}
+
+/// `torch.finfo(dtype).eps`.
+fn finfo_eps(dtype: DType) -> f64 {
+    match dtype {
+        DType::BF16 => 0.0078125,
+        DType::F16 => 0.0009765625,
+        DType::F64 => f64::EPSILON,
+        _ => f32::EPSILON as f64,
+    }
+}
+
+fn rms_norm(cx: &mut Cx<'_>, args: &Args<'_>) -> OpResult<Vec<Val>> {
+    let x = args.tensor("input")?;
+    let dims = trailing_dims(cx.b, x, &args.ints("normalized_shape")?)?;
+    let weight = args.opt_tensor("weight")?;
+    let dtype = support::dtype(cx.b, x)?;
+    let eps = args.opt_float("eps")?.unwrap_or(finfo_eps(dtype));
+    let b = &mut *cx.b;
+    let shape = support::shape(b, x)?;
+    let xc = support::convert(b, x, compute_dtype(dtype))?;
+    let squared = b.multiply(xc, xc)?;
+    let mean = reduce_mean(b, squared, &dims)?;
+    let e = support::like(b, mean, Scalar::Float(eps))?;
+    let shifted = b.add(mean, e)?;
+    let r = b.rsqrt(shifted)?;
+    let r = broadcast_back(b, r, &dims, &shape)?;
+    let y = b.multiply(xc, r)?;
+    let y = affine_trailing(b, y, weight, None)?;
+    super::one(support::convert(b, y, dtype)?)
+}
+
+/// Inference batch norm over dimension 1 as one `batch_norm_inference`.
+fn batch_norm_inference(
+    b: &mut FunctionBuilder,
+    x: Value,
+    weight: Option<Value>,
+    bias: Option<Value>,
+    mean: Value,
+    var: Value,
+    eps: f64,
+) -> OpResult<Value> {
+    let shape = support::shape(b, x)?;
+    if shape.len() < 2 {
+        bail!("batch norm needs an input with a channel dimension, got {shape:?}");
+    }
+    let dtype = support::dtype(b, x)?;
+    let channels = [shape[1]];
+    let param = |b: &mut FunctionBuilder, v: Option<Value>, fill: i64| -> OpResult<Value> {
+        match v {
+            Some(v) => support::convert(b, v, dtype),
+            None => support::splat(b, dtype, &channels, Scalar::Int(fill)),
+        }
+    };
+    let scale = param(b, weight, 1)?;
+    let offset = param(b, bias, 0)?;
+    let mean = support::convert(b, mean, dtype)?;
+    let var = support::convert(b, var, dtype)?;
+    Ok(b.batch_norm_inference(x, scale, offset, mean, var, eps as f32, 1)?)
+}
+
+fn batch_norm(cx: &mut Cx<'_>, args: &Args<'_>) -> OpResult<Vec<Val>> {
+    if args.bool("training")? {
+        return Err(OpError::unsupported(
+            "batch norm in training mode (call `model.eval()` before exporting)",
+        ));
+    }
+    let x = args.tensor("input")?;
+    let (Some(mean), Some(var)) = (
+        args.opt_tensor("running_mean")?,
+        args.opt_tensor("running_var")?,
+    ) else {
+        return Err(OpError::unsupported(
+            "batch norm without running statistics",
+        ));
+    };
+    let y = batch_norm_inference(
+        cx.b,
+        x,
+        args.opt_tensor("weight")?,
+        args.opt_tensor("bias")?,
+        mean,
+        var,
+        args.float("eps")?,
+    )?;
+    super::one(y)
+}
+
+fn native_batch_norm_no_training(cx: &mut Cx<'_>, args: &Args<'_>) -> OpResult<Vec<Val>> {
+    if cx.used(1) || cx.used(2) {
+        return Err(OpError::unsupported(
+            "the saved statistics of `_native_batch_norm_legit_no_training`",
+        ));
+    }
+    let x = args.tensor("input")?;
+    let y = batch_norm_inference(
+        cx.b,
+        x,
+        args.opt_tensor("weight")?,
+        args.opt_tensor("bias")?,
+        args.tensor("running_mean")?,
+        args.tensor("running_var")?,
+        args.float("eps")?,
+    )?;
+    Ok(vec![Val::Tensor(y), Val::None, Val::None])
+}
+
+/// Group norm over `[N, C, ...]` with per-channel affine parameters.
+fn group_norm_value(
+    b: &mut FunctionBuilder,
+    x: Value,
+    groups: i64,
+    weight: Option<Value>,
+    bias: Option<Value>,
+    eps: f64,
+) -> OpResult<Value> {
+    let dtype = support::dtype(b, x)?;
+    let shape = support::shape(b, x)?;
+    if shape.len() < 2 || groups <= 0 || shape[1] % groups != 0 {
+        bail!("group norm with {groups} groups does not divide the channels of {shape:?}");
+    }
+    let grouped = [shape[0], groups, numel(&shape[1..]) / groups];
+    let xc = support::convert(b, x, compute_dtype(dtype))?;
+    let xg = support::reshape(b, xc, &grouped)?;
+    let (y, _, _) = standardize(b, xg, &[2], eps)?;
+    let mut out = support::reshape(b, y, &shape)?;
+    // Per-channel affine: the channel is dimension 1.
+    let cdtype = support::dtype(b, out)?;
+    if let Some(w) = weight {
+        let w = support::convert(b, w, cdtype)?;
+        let w = support::broadcast_in_dim(b, w, &[1], &shape)?;
+        out = b.multiply(out, w)?;
+    }
+    if let Some(bias) = bias {
+        let bias = support::convert(b, bias, cdtype)?;
+        let bias = support::broadcast_in_dim(b, bias, &[1], &shape)?;
+        out = b.add(out, bias)?;
+    }
+    support::convert(b, out, dtype)
+}
+
+fn group_norm(cx: &mut Cx<'_>, args: &Args<'_>) -> OpResult<Vec<Val>> {
+    let y = group_norm_value(
+        cx.b,
+        args.tensor("input")?,
+        args.int("num_groups")?,
+        args.opt_tensor("weight")?,
+        args.opt_tensor("bias")?,
+        args.float("eps")?,
+    )?;
+    super::one(y)
+}
+
+fn native_group_norm(cx: &mut Cx<'_>, args: &Args<'_>) -> OpResult<Vec<Val>> {
+    if cx.used(1) || cx.used(2) {
+        return Err(OpError::unsupported(
+            "the mean and rstd outputs of `native_group_norm`",
+        ));
+    }
+    let y = group_norm_value(
+        cx.b,
+        args.tensor("input")?,
+        args.int("group")?,
+        args.opt_tensor("weight")?,
+        args.opt_tensor("bias")?,
+        args.float("eps")?,
+    )?;
+    Ok(vec![Val::Tensor(y), Val::None, Val::None])
+}

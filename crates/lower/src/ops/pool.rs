@@ -1,0 +1,199 @@
+//! Pooling: max and average windows, adaptive average pooling.
+
+use tpuc_ir::{BinaryOp, WindowAttrs};
+
+use super::one;
+use crate::args::Args;
+use crate::cx::Cx;
+use crate::env::Val;
+use crate::error::{OpError, OpResult, bail};
+use crate::promote::Scalar;
+use crate::registry::{OpDef, aten};
+use crate::support::{self, reduce, reduce_init};
+
+pub(super) const OPS: &[OpDef] = &[
+    aten(
+        "max_pool2d(Tensor self, int[2] kernel_size, int[2] stride=[], int[2] padding=0, int[2] dilation=1, bool ceil_mode=False) -> Tensor",
+        max_pool,
+    ),
+    aten(
+        "max_pool2d_with_indices(Tensor self, int[2] kernel_size, int[2] stride=[], int[2] padding=0, int[2] dilation=1, bool ceil_mode=False) -> (Tensor, Tensor)",
+        max_pool_with_indices,
+    ),
+    aten(
+        "avg_pool2d(Tensor self, int[2] kernel_size, int[2] stride=[], int[2] padding=0, bool ceil_mode=False, bool count_include_pad=True, int? divisor_override=None) -> Tensor",
+        avg_pool,
+    ),
+    aten(
+        "adaptive_avg_pool2d(Tensor self, SymInt[2] output_size) -> Tensor",
+        adaptive_avg_pool,
+    ),
+    aten(
+        "_adaptive_avg_pool2d(Tensor self, SymInt[2] output_size) -> Tensor",
+        adaptive_avg_pool,
+    ),
+];
+
+struct Window {
+    kernel: Vec<i64>,
+    stride: Vec<i64>,
+    padding: Vec<i64>,
+    dilation: Vec<i64>,
+    ceil_mode: bool,
+}
+
+fn window_args(args: &Args<'_>) -> OpResult<Window> {
+    let kernel = args.ints("kernel_size")?;
+    let stride = match args.ints("stride")? {
+        s if s.is_empty() => kernel.clone(),
+        s => s,
+    };
+    let two = |v: Vec<i64>| if v.len() == 1 { vec![v[0]; 2] } else { v };
+    let dilation = if args.raw("dilation").is_ok() {
+        two(args.ints("dilation")?)
+    } else {
+        vec![1, 1]
+    };
+    Ok(Window {
+        kernel: two(kernel),
+        stride: two(stride),
+        padding: two(args.ints("padding")?),
+        dilation,
+        ceil_mode: args.bool("ceil_mode")?,
+    })
+}
+
+/// `reduce_window` attributes over the two trailing dimensions of a rank-`rank` tensor.
+fn window_attrs(window: &Window, shape: &[i64]) -> OpResult<WindowAttrs> {
+    let rank = shape.len();
+    if rank < 3 {
+        bail!("pooling needs a [N, C, H, W] or [C, H, W] input, got {shape:?}");
+    }
+    let lead = rank - 2;
+    let mut padding = vec![(0, 0); rank];
+    for i in 0..2 {
+        let size = shape[lead + i];
+        let (k, s, p, d) = (
+            window.kernel[i],
+            window.stride[i],
+            window.padding[i],
+            window.dilation[i],
+        );
+        let span = d * (k - 1) + 1;
+        let mut high = p;
+        if window.ceil_mode {
+            // torch's ceil mode: one more window if it starts inside the input or left padding.
+            let floor_out = (size + 2 * p - span) / s + 1;
+            let mut ceil_out = (size + 2 * p - span + s - 1) / s + 1;
+            if (ceil_out - 1) * s >= size + p {
+                ceil_out -= 1;
+            }
+            high += (ceil_out - floor_out) * s;
+        }
+        padding[lead + i] = (p, high);
+    }
+    let ones = |v: &[i64]| [vec![1; lead], v.to_vec()].concat();
+    Ok(WindowAttrs {
+        window_dimensions: ones(&window.kernel),
+        window_strides: ones(&window.stride),
+        base_dilations: Vec::new(),
+        window_dilations: if window.dilation.iter().all(|&d| d == 1) {
+            Vec::new()
+        } else {
+            ones(&window.dilation)
+        },
+        padding: if padding.iter().all(|&p| p == (0, 0)) {
+            Vec::new()
+        } else {
+            padding
+        },
+    })
+}
+
+fn max_pool_value(cx: &mut Cx<'_>, args: &Args<'_>) -> OpResult<tpuc_ir::Value> {
+    let x = args.tensor("self")?;
+    let window = window_args(args)?;
+    let b = &mut *cx.b;
+    let shape = support::shape(b, x)?;
+    let attrs = window_attrs(&window, &shape)?;
+    let element = support::element(b, x)?;
+    let init = reduce_init(b, BinaryOp::Maximum, element)?;
+    let out = b.reduce_window(&[x], &[init], attrs, |b, a| {
+        Ok(vec![b.maximum(a[0], a[1])?])
+    })?;
+    Ok(out[0])
+}
+
+fn max_pool(cx: &mut Cx<'_>, args: &Args<'_>) -> OpResult<Vec<Val>> {
+    one(max_pool_value(cx, args)?)
+}
+
+fn max_pool_with_indices(cx: &mut Cx<'_>, args: &Args<'_>) -> OpResult<Vec<Val>> {
+    if cx.used(1) {
+        return Err(OpError::unsupported("the indices of max pooling"));
+    }
+    Ok(vec![Val::Tensor(max_pool_value(cx, args)?), Val::None])
+}
+
+fn avg_pool(cx: &mut Cx<'_>, args: &Args<'_>) -> OpResult<Vec<Val>> {
+    let x = args.tensor("self")?;
+    let window = Window {
+        dilation: vec![1, 1],
+        ..window_args(args)?
+    };
+    let divisor = args.opt_int("divisor_override")?;
+    let count_include_pad = args.bool("count_include_pad")?;
+    if divisor.is_none()
+        && (window.ceil_mode || (!count_include_pad && window.padding.iter().any(|&p| p != 0)))
+    {
+        return Err(OpError::unsupported(
+            "average pooling whose divisor varies per window (ceil_mode, or count_include_pad=False with padding)",
+        ));
+    }
+    let b = &mut *cx.b;
+    let shape = support::shape(b, x)?;
+    let attrs = window_attrs(&window, &shape)?;
+    let element = support::element(b, x)?;
+    let init = reduce_init(b, BinaryOp::Add, element)?;
+    let sums = b.reduce_window(&[x], &[init], attrs, |b, a| Ok(vec![b.add(a[0], a[1])?]))?;
+    let n = divisor.unwrap_or(window.kernel.iter().product());
+    let d = support::like(b, sums[0], Scalar::Int(n))?;
+    one(b.divide(sums[0], d)?)
+}
+
+fn adaptive_avg_pool(cx: &mut Cx<'_>, args: &Args<'_>) -> OpResult<Vec<Val>> {
+    let x = args.tensor("self")?;
+    let output = args.ints("output_size")?;
+    let b = &mut *cx.b;
+    let shape = support::shape(b, x)?;
+    let r = shape.len();
+    if r < 3 || output.len() != 2 {
+        bail!("adaptive pooling needs a [N, C, H, W] input and two output sizes");
+    }
+    let (h, w) = (shape[r - 2], shape[r - 1]);
+    if output == [1, 1] {
+        let count = h * w;
+        let s = reduce(b, BinaryOp::Add, x, &[r - 2, r - 1], true)?;
+        let n = support::like(b, s, Scalar::Int(count))?;
+        return one(b.divide(s, n)?);
+    }
+    if h % output[0] != 0 || w % output[1] != 0 {
+        return Err(OpError::unsupported(
+            "adaptive average pooling to a size that does not divide the input",
+        ));
+    }
+    let kernel = vec![h / output[0], w / output[1]];
+    let window = Window {
+        stride: kernel.clone(),
+        kernel,
+        padding: vec![0, 0],
+        dilation: vec![1, 1],
+        ceil_mode: false,
+    };
+    let attrs = window_attrs(&window, &shape)?;
+    let element = support::element(b, x)?;
+    let init = reduce_init(b, BinaryOp::Add, element)?;
+    let sums = b.reduce_window(&[x], &[init], attrs, |b, a| Ok(vec![b.add(a[0], a[1])?]))?;
+    let d = support::like(b, sums[0], Scalar::Int(window.kernel.iter().product()))?;
+    one(b.divide(sums[0], d)?)
+}

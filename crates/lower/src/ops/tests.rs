@@ -1,0 +1,496 @@
+//! Op lowerings run on XLA:CPU against values worked out by hand from torch's documented
+//! semantics: each case lowers one node through the real walker and executes it.
+
+use tpuc_ir::{ElementType, FunctionBuilder, Module, TensorType, Visibility};
+use tpuc_pjrt::{CompileOptions, ElementType as PjrtType, Plugin, PluginKind, Program};
+use tpuc_pt2::schema::{Argument, Float, Graph, NamedArgument, Node, TensorArgument};
+
+use crate::env::Val;
+use crate::lowering::Walker;
+use crate::specialize::Symbols;
+
+/// A tensor on the host.
+#[derive(Clone, Debug, PartialEq)]
+enum T {
+    F32(Vec<i64>, Vec<f32>),
+    I64(Vec<i64>, Vec<i64>),
+    Bool(Vec<i64>, Vec<bool>),
+}
+
+/// A node input: a tensor, or an argument as torch serializes it.
+enum In {
+    Tensor(T),
+    Arg(Argument),
+}
+
+fn f32s(shape: &[i64], data: &[f32]) -> In {
+    In::Tensor(T::F32(shape.to_vec(), data.to_vec()))
+}
+fn i64s(shape: &[i64], data: &[i64]) -> In {
+    In::Tensor(T::I64(shape.to_vec(), data.to_vec()))
+}
+fn bools(shape: &[i64], data: &[bool]) -> In {
+    In::Tensor(T::Bool(shape.to_vec(), data.to_vec()))
+}
+fn int(v: i64) -> In {
+    In::Arg(Argument::AsInt(v))
+}
+fn float(v: f64) -> In {
+    In::Arg(Argument::AsFloat(Float(v)))
+}
+fn ints(v: &[i64]) -> In {
+    In::Arg(Argument::AsInts(v.to_vec()))
+}
+fn string(v: &str) -> In {
+    In::Arg(Argument::AsString(v.to_owned()))
+}
+
+fn tensor_arg(name: &str) -> Argument {
+    Argument::AsTensor(TensorArgument {
+        name: name.to_owned(),
+    })
+}
+
+/// Lowers `target` applied to `inputs` (by schema name) and runs it; returns its outputs.
+/// Tensors named `%name` are graph inputs the other arguments refer to, not node arguments.
+fn run_n(target: &str, inputs: Vec<(&str, In)>, outputs: usize) -> Vec<T> {
+    let mut b = FunctionBuilder::new("main", Visibility::Public);
+    let mut graph = Graph::default();
+    let mut node = Node {
+        target: format!("torch.ops.aten.{target}"),
+        name: Some("op".into()),
+        ..Node::default()
+    };
+    let mut values = Vec::new();
+    let mut host = Vec::new();
+    for (name, input) in inputs {
+        let arg = match input {
+            In::Tensor(t) => {
+                let (shape, element) = match &t {
+                    T::F32(s, _) => (s, ElementType::F32),
+                    T::I64(s, _) => (s, ElementType::I64),
+                    T::Bool(s, _) => (s, ElementType::I1),
+                };
+                let dims: Vec<u64> = shape.iter().map(|&d| d as u64).collect();
+                values.push(Val::Tensor(b.arg(TensorType::of(&dims, element))));
+                let value_name = name.trim_start_matches('%');
+                graph.inputs.push(tensor_arg(value_name));
+                host.push(t);
+                if name.starts_with('%') {
+                    continue;
+                }
+                tensor_arg(value_name)
+            }
+            In::Arg(arg) => arg,
+        };
+        node.inputs.push(NamedArgument {
+            name: name.to_owned(),
+            arg,
+            kind: Some(1),
+        });
+    }
+    for i in 0..outputs {
+        node.outputs.push(tensor_arg(&format!("out{i}")));
+    }
+    graph.outputs = node.outputs.clone();
+    graph.nodes.push(node);
+    let symbols = Symbols::default();
+    let walker = Walker::new(&symbols, false);
+    let results = walker
+        .lower_graph(&mut b, &graph, values)
+        .unwrap_or_else(|e| panic!("{target}: {e}"));
+    let results: Vec<_> = results
+        .iter()
+        .map(|v| v.tensor().expect("a tensor"))
+        .collect();
+    b.ret(&results).unwrap();
+    let mut module = Module::new();
+    module.add_function(b.finish().unwrap()).unwrap();
+    tpuc_ir::verify(&module).unwrap_or_else(|e| panic!("{target}: {e}"));
+    execute(&module, &host)
+}
+
+fn run(target: &str, inputs: Vec<(&str, In)>) -> T {
+    run_n(target, inputs, 1).remove(0)
+}
+
+fn execute(module: &Module, inputs: &[T]) -> Vec<T> {
+    let path = tpuc_pjrt::locate(PluginKind::Cpu, None).expect("the XLA:CPU plugin is installed");
+    let client = Plugin::load(path).unwrap().cpu_client(1).unwrap();
+    let text = tpuc_ir::print::generic(module, &Default::default());
+    let exe = client
+        .compile(&Program::mlir(&text), &CompileOptions::new())
+        .unwrap_or_else(|e| panic!("{e}\n{text}"));
+    let buffers: Vec<_> = inputs
+        .iter()
+        .map(|t| match t {
+            T::F32(s, d) => client.buffer_from_slice(d, s, 0),
+            T::I64(s, d) => client.buffer_from_slice(d, s, 0),
+            T::Bool(s, d) => client.buffer_from_slice(d, s, 0),
+        })
+        .collect::<Result<_, _>>()
+        .unwrap();
+    let refs: Vec<_> = buffers.iter().collect();
+    let mut out = exe.execute(&[&refs]).unwrap();
+    out.remove(0)
+        .iter()
+        .map(|buffer| {
+            let dims = buffer.dims().unwrap();
+            match buffer.element_type().unwrap() {
+                PjrtType::F32 => T::F32(dims, buffer.to_vec().unwrap()),
+                PjrtType::S64 => T::I64(dims, buffer.to_vec().unwrap()),
+                PjrtType::Pred => T::Bool(dims, buffer.to_vec().unwrap()),
+                other => panic!("unexpected result type {other:?}"),
+            }
+        })
+        .collect()
+}
+
+fn assert_f32(got: T, shape: &[i64], want: &[f32]) {
+    let T::F32(s, d) = got else {
+        panic!("expected float32, got {got:?}");
+    };
+    assert_eq!(s, shape);
+    for (g, w) in d.iter().zip(want) {
+        assert!(
+            (g - w).abs() <= 1e-5 * w.abs().max(1.0) || (g.is_nan() && w.is_nan()),
+            "{d:?} != {want:?}"
+        );
+    }
+}
+
+#[test]
+fn integer_floor_division_and_remainder_follow_python() {
+    let a = [7, -7, 7, -7, 6, 0];
+    let d = [2, 2, -2, -2, -3, 5];
+    let got = run(
+        "floor_divide.default",
+        vec![("self", i64s(&[6], &a)), ("other", i64s(&[6], &d))],
+    );
+    assert_eq!(got, T::I64(vec![6], vec![3, -4, -4, 3, -2, 0]));
+    let got = run(
+        "remainder.Tensor",
+        vec![("self", i64s(&[6], &a)), ("other", i64s(&[6], &d))],
+    );
+    assert_eq!(got, T::I64(vec![6], vec![1, 1, -1, -1, 0, 0]));
+    // A constant divisor takes the one-comparison path.
+    let got = run(
+        "remainder.Scalar",
+        vec![("self", i64s(&[4], &[7, -7, 5, -1])), ("other", int(-3))],
+    );
+    assert_eq!(got, T::I64(vec![4], vec![-2, -1, -1, -1]));
+    let got = run(
+        "div.Tensor_mode",
+        vec![
+            ("self", i64s(&[4], &[7, -7, 7, -7])),
+            ("other", i64s(&[4], &[2, 2, -2, -2])),
+            ("rounding_mode", string("trunc")),
+        ],
+    );
+    assert_eq!(got, T::I64(vec![4], vec![3, -3, -3, 3]));
+}
+
+#[test]
+fn float_division_modes_and_remainder() {
+    let a = [7.5, -7.5, 7.5, -7.5];
+    let d = [2.0, 2.0, -2.0, -2.0];
+    let args = || vec![("self", f32s(&[4], &a)), ("other", f32s(&[4], &d))];
+    assert_f32(run("div.Tensor", args()), &[4], &[3.75, -3.75, -3.75, 3.75]);
+    assert_f32(
+        run("remainder.Tensor", args()),
+        &[4],
+        &[1.5, 0.5, -0.5, -1.5],
+    );
+    assert_f32(run("fmod.Tensor", args()), &[4], &[1.5, -1.5, 1.5, -1.5]);
+    let mut floor = args();
+    floor.push(("rounding_mode", string("floor")));
+    assert_f32(run("div.Tensor_mode", floor), &[4], &[3.0, -4.0, -4.0, 3.0]);
+    let mut trunc = args();
+    trunc.push(("rounding_mode", string("trunc")));
+    assert_f32(run("div.Tensor_mode", trunc), &[4], &[3.0, -3.0, -3.0, 3.0]);
+}
+
+#[test]
+fn int_tensor_true_division_gives_float32() {
+    let got = run(
+        "div.Tensor",
+        vec![("self", i64s(&[3], &[1, 2, 7])), ("other", int(2))],
+    );
+    assert_f32(got, &[3], &[0.5, 1.0, 3.5]);
+    let got = run(
+        "mul.Tensor",
+        vec![("self", i64s(&[2], &[3, -4])), ("other", float(0.5))],
+    );
+    assert_f32(got, &[2], &[1.5, -2.0]);
+}
+
+#[test]
+fn maximum_propagates_nan_and_argmax_takes_the_first_maximum() {
+    let got = run(
+        "maximum.default",
+        vec![
+            ("self", f32s(&[3], &[1.0, f32::NAN, 3.0])),
+            ("other", f32s(&[3], &[2.0, 0.0, f32::NAN])),
+        ],
+    );
+    assert_f32(got, &[3], &[2.0, f32::NAN, f32::NAN]);
+    let got = run(
+        "argmax.default",
+        vec![
+            (
+                "self",
+                f32s(&[2, 4], &[1.0, 5.0, 5.0, 2.0, 0.0, f32::NAN, 9.0, f32::NAN]),
+            ),
+            ("dim", int(1)),
+        ],
+    );
+    assert_eq!(got, T::I64(vec![2], vec![1, 1]));
+}
+
+#[test]
+fn cumsum_gather_and_index() {
+    let got = run(
+        "cumsum.default",
+        vec![
+            ("self", i64s(&[2, 3], &[1, 2, 3, 4, 5, 6])),
+            ("dim", int(1)),
+        ],
+    );
+    assert_eq!(got, T::I64(vec![2, 3], vec![1, 3, 6, 4, 9, 15]));
+    let got = run(
+        "gather.default",
+        vec![
+            ("self", f32s(&[2, 3], &[1.0, 2.0, 3.0, 4.0, 5.0, 6.0])),
+            ("dim", int(1)),
+            ("index", i64s(&[2, 2], &[2, 0, -1, 1])),
+        ],
+    );
+    assert_f32(got, &[2, 2], &[3.0, 1.0, 6.0, 5.0]);
+    let x = f32s(&[2, 3], &[1.0, 2.0, 3.0, 4.0, 5.0, 6.0]);
+    let got = run(
+        "index.Tensor",
+        vec![
+            ("self", x),
+            (
+                "indices",
+                In::Arg(Argument::AsOptionalTensors(vec![
+                    tpuc_pt2::schema::OptionalTensorArgument::AsNone(serde_json::Value::Bool(true)),
+                    tpuc_pt2::schema::OptionalTensorArgument::AsTensor(TensorArgument {
+                        name: "idx".into(),
+                    }),
+                ])),
+            ),
+            ("%idx", i64s(&[2], &[2, -3])),
+        ],
+    );
+    assert_f32(got, &[2, 2], &[3.0, 1.0, 6.0, 4.0]);
+}
+
+#[test]
+fn scatters() {
+    let x = || f32s(&[2, 3], &[0.0; 6]);
+    let got = run(
+        "scatter_add.default",
+        vec![
+            ("self", x()),
+            ("dim", int(1)),
+            ("index", i64s(&[2, 2], &[0, 0, 2, 1])),
+            ("src", f32s(&[2, 2], &[1.0, 2.0, 3.0, 4.0])),
+        ],
+    );
+    assert_f32(got, &[2, 3], &[3.0, 0.0, 0.0, 0.0, 4.0, 3.0]);
+    let got = run(
+        "index_add.default",
+        vec![
+            ("self", x()),
+            ("dim", int(0)),
+            ("index", i64s(&[2], &[1, 1])),
+            ("source", f32s(&[2, 3], &[1.0, 2.0, 3.0, 4.0, 5.0, 6.0])),
+        ],
+    );
+    assert_f32(got, &[2, 3], &[0.0, 0.0, 0.0, 5.0, 7.0, 9.0]);
+    let got = run(
+        "slice_scatter.default",
+        vec![
+            ("self", x()),
+            ("src", f32s(&[2, 2], &[1.0, 2.0, 3.0, 4.0])),
+            ("dim", int(1)),
+            ("start", int(1)),
+        ],
+    );
+    assert_f32(got, &[2, 3], &[0.0, 1.0, 2.0, 0.0, 3.0, 4.0]);
+}
+
+#[test]
+fn layout_ops() {
+    let x = || f32s(&[2, 3], &[1.0, 2.0, 3.0, 4.0, 5.0, 6.0]);
+    assert_f32(
+        run("tril.default", vec![("self", x())]),
+        &[2, 3],
+        &[1.0, 0.0, 0.0, 4.0, 5.0, 0.0],
+    );
+    assert_f32(
+        run("triu.default", vec![("self", x()), ("diagonal", int(1))]),
+        &[2, 3],
+        &[0.0, 2.0, 3.0, 0.0, 0.0, 6.0],
+    );
+    assert_f32(
+        run(
+            "roll.default",
+            vec![("self", x()), ("shifts", ints(&[1])), ("dims", ints(&[1]))],
+        ),
+        &[2, 3],
+        &[3.0, 1.0, 2.0, 6.0, 4.0, 5.0],
+    );
+    assert_f32(
+        run("flip.default", vec![("self", x()), ("dims", ints(&[0]))]),
+        &[2, 3],
+        &[4.0, 5.0, 6.0, 1.0, 2.0, 3.0],
+    );
+    assert_f32(
+        run(
+            "constant_pad_nd.default",
+            vec![
+                ("self", x()),
+                ("pad", ints(&[1, -1])),
+                ("value", float(9.0)),
+            ],
+        ),
+        &[2, 3],
+        &[9.0, 1.0, 2.0, 9.0, 4.0, 5.0],
+    );
+    assert_f32(
+        run(
+            "slice.Tensor",
+            vec![
+                ("self", x()),
+                ("dim", int(1)),
+                ("start", int(-2)),
+                ("end", int(100)),
+            ],
+        ),
+        &[2, 2],
+        &[2.0, 3.0, 5.0, 6.0],
+    );
+    assert_f32(
+        run(
+            "repeat.default",
+            vec![("self", x()), ("repeats", ints(&[1, 2]))],
+        ),
+        &[2, 6],
+        &[1.0, 2.0, 3.0, 1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 4.0, 5.0, 6.0],
+    );
+}
+
+#[test]
+fn masked_fill_where_and_clamp() {
+    let got = run(
+        "masked_fill.Scalar",
+        vec![
+            ("self", f32s(&[2, 2], &[1.0, 2.0, 3.0, 4.0])),
+            ("mask", bools(&[2], &[true, false])),
+            ("value", float(-1.0)),
+        ],
+    );
+    assert_f32(got, &[2, 2], &[-1.0, 2.0, -1.0, 4.0]);
+    let got = run(
+        "where.self",
+        vec![
+            ("condition", bools(&[2], &[true, false])),
+            ("self", i64s(&[2], &[1, 2])),
+            ("other", float(0.5)),
+        ],
+    );
+    assert_f32(got, &[2], &[1.0, 0.5]);
+    let got = run(
+        "clamp.default",
+        vec![
+            ("self", i64s(&[3], &[-5, 0, 5])),
+            ("min", int(-1)),
+            ("max", int(2)),
+        ],
+    );
+    assert_eq!(got, T::I64(vec![3], vec![-1, 0, 2]));
+}
+
+#[test]
+fn activations_match_their_definitions() {
+    let xs = [-2.0f32, -0.5, 0.0, 0.5, 2.0];
+    let x = || f32s(&[5], &xs);
+    let erf = |v: f64| {
+        // Abramowitz-Stegun 7.1.26 is too coarse; integrate instead.
+        let n = 20_000;
+        let h = v / n as f64;
+        let f = |t: f64| (-t * t).exp();
+        let mut s = f(0.0) + f(v);
+        for i in 1..n {
+            s += f(i as f64 * h) * if i % 2 == 1 { 4.0 } else { 2.0 };
+        }
+        s * h / 3.0 * 2.0 / std::f64::consts::PI.sqrt()
+    };
+    let gelu: Vec<f32> = xs
+        .iter()
+        .map(|&v| {
+            let v = v as f64;
+            (0.5 * v * (1.0 + erf(v / std::f64::consts::SQRT_2))) as f32
+        })
+        .collect();
+    assert_f32(run("gelu.default", vec![("self", x())]), &[5], &gelu);
+    let gelu_tanh: Vec<f32> = xs
+        .iter()
+        .map(|&v| {
+            let v = v as f64;
+            let k = (2.0 / std::f64::consts::PI).sqrt();
+            (0.5 * v * (1.0 + (k * (v + 0.044715 * v * v * v)).tanh())) as f32
+        })
+        .collect();
+    assert_f32(
+        run(
+            "gelu.default",
+            vec![("self", x()), ("approximate", string("tanh"))],
+        ),
+        &[5],
+        &gelu_tanh,
+    );
+    let silu: Vec<f32> = xs.iter().map(|&v| v / (1.0 + (-v).exp())).collect();
+    assert_f32(run("silu.default", vec![("self", x())]), &[5], &silu);
+    let softmax = {
+        let e: Vec<f32> = xs.iter().map(|v| v.exp()).collect();
+        let s: f32 = e.iter().sum();
+        e.iter().map(|v| v / s).collect::<Vec<_>>()
+    };
+    assert_f32(
+        run(
+            "_softmax.default",
+            vec![
+                ("self", x()),
+                ("dim", int(0)),
+                ("half_to_float", In::Arg(Argument::AsBool(false))),
+            ],
+        ),
+        &[5],
+        &softmax,
+    );
+}
+
+#[test]
+fn safe_softmax_zeroes_fully_masked_rows() {
+    let inf = f32::NEG_INFINITY;
+    let got = run(
+        "_safe_softmax.default",
+        vec![
+            ("self", f32s(&[2, 2], &[0.0, 0.0, inf, inf])),
+            ("dim", int(1)),
+        ],
+    );
+    assert_f32(got, &[2, 2], &[0.5, 0.5, 0.0, 0.0]);
+    let got = run(
+        "_softmax.default",
+        vec![
+            ("self", f32s(&[1, 2], &[inf, inf])),
+            ("dim", int(1)),
+            ("half_to_float", In::Arg(Argument::AsBool(false))),
+        ],
+    );
+    assert_f32(got, &[1, 2], &[f32::NAN, f32::NAN]);
+}

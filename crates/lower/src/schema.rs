@@ -1,0 +1,335 @@
+//! ATen operator signatures, as `native_functions.yaml` writes them
+//! (`linear(Tensor input, Tensor weight, Tensor? bias=None) -> Tensor`), parsed into argument
+//! names, types and defaults. torch.export serializes only the arguments a call passed, so the
+//! defaults here fill in the rest.
+
+use tpuc_pt2::schema::{Argument, Float};
+
+/// The base type of a schema argument.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum BaseType {
+    Tensor,
+    /// `int` and `SymInt`.
+    Int,
+    Float,
+    Bool,
+    Scalar,
+    Str,
+    ScalarType,
+    Layout,
+    Device,
+    MemoryFormat,
+    Generator,
+    /// Anything else (`Dimname`, `Storage`, ...): passed through untouched.
+    Other,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub(crate) struct ArgSchema {
+    pub name: String,
+    pub ty: BaseType,
+    /// `int[2]` has `Some(Some(2))`, `Tensor[]` has `Some(None)`.
+    pub list: Option<Option<usize>>,
+    pub optional: bool,
+    /// Written by the op (`Tensor(a!)`).
+    pub mutated: bool,
+    pub keyword_only: bool,
+    /// The default, as the argument torch would have serialized.
+    pub default: Option<Argument>,
+}
+
+/// A parsed signature.
+#[derive(Clone, Debug, PartialEq)]
+pub(crate) struct OpSchema {
+    /// `add`
+    pub name: String,
+    /// `Tensor`, or `default` when the signature has no overload name.
+    pub overload: String,
+    pub args: Vec<ArgSchema>,
+    pub returns: usize,
+}
+
+impl OpSchema {
+    /// The export target: `torch.ops.aten.add.Tensor`.
+    pub fn target(&self) -> String {
+        format!("torch.ops.aten.{}.{}", self.name, self.overload)
+    }
+
+    pub fn arg(&self, name: &str) -> Option<&ArgSchema> {
+        self.args.iter().find(|a| a.name == name)
+    }
+
+    /// Arguments the op writes in place.
+    pub fn mutated_args(&self) -> impl Iterator<Item = &ArgSchema> {
+        self.args.iter().filter(|a| a.mutated)
+    }
+
+    /// Parses a signature; the error says what is wrong with it.
+    pub fn parse(text: &str) -> Result<OpSchema, String> {
+        let (head, returns) = text
+            .rsplit_once("->")
+            .ok_or_else(|| format!("`{text}` has no `->`"))?;
+        let head = head.trim();
+        let open = head
+            .find('(')
+            .ok_or_else(|| format!("`{text}` has no `(`"))?;
+        let inner = head[open + 1..]
+            .strip_suffix(')')
+            .ok_or_else(|| format!("`{text}`: the arguments do not end with `)`"))?;
+        let qualified = &head[..open];
+        let (name, overload) = qualified.split_once('.').unwrap_or((qualified, "default"));
+        let mut args = Vec::new();
+        let mut keyword_only = false;
+        for part in split_top_level(inner) {
+            let part = part.trim();
+            if part.is_empty() {
+                continue;
+            }
+            if part == "*" {
+                keyword_only = true;
+                continue;
+            }
+            args.push(parse_arg(part, keyword_only).map_err(|e| format!("`{text}`: {e}"))?);
+        }
+        let returns = returns.trim();
+        let returns = if returns == "()" {
+            0
+        } else if let Some(tuple) = returns.strip_prefix('(') {
+            split_top_level(tuple.trim_end_matches(')')).len()
+        } else {
+            1
+        };
+        Ok(OpSchema {
+            name: name.to_owned(),
+            overload: overload.to_owned(),
+            args,
+            returns,
+        })
+    }
+}
+
+/// Splits on commas outside brackets and parentheses.
+fn split_top_level(text: &str) -> Vec<&str> {
+    let mut parts = Vec::new();
+    let mut depth = 0i32;
+    let mut start = 0;
+    for (i, c) in text.char_indices() {
+        match c {
+            '(' | '[' => depth += 1,
+            ')' | ']' => depth -= 1,
+            ',' if depth == 0 => {
+                parts.push(&text[start..i]);
+                start = i + 1;
+            }
+            _ => {}
+        }
+    }
+    parts.push(&text[start..]);
+    parts
+}
+
+fn parse_arg(text: &str, keyword_only: bool) -> Result<ArgSchema, String> {
+    let (decl, default) = match text.split_once('=') {
+        Some((decl, default)) => (decl.trim(), Some(default.trim())),
+        None => (text, None),
+    };
+    let (ty_text, name) = decl
+        .rsplit_once(' ')
+        .ok_or_else(|| format!("argument `{text}` has no name"))?;
+    let mut rest = ty_text.trim();
+    let base_end = rest
+        .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+        .unwrap_or(rest.len());
+    let base = &rest[..base_end];
+    rest = &rest[base_end..];
+    let mut mutated = false;
+    if let Some(annotation) = rest.strip_prefix('(') {
+        let close = annotation
+            .find(')')
+            .ok_or_else(|| format!("argument `{text}`: unclosed alias annotation"))?;
+        mutated = annotation[..close].contains('!');
+        rest = &annotation[close + 1..];
+    }
+    let mut list = None;
+    // `Tensor?[]`: a list of optional elements.
+    let element_optional = rest.starts_with("?[");
+    if element_optional {
+        rest = &rest[1..];
+    }
+    if let Some(inner) = rest.strip_prefix('[') {
+        let close = inner
+            .find(']')
+            .ok_or_else(|| format!("argument `{text}`: unclosed `[`"))?;
+        let size = &inner[..close];
+        list = Some(if size.is_empty() {
+            None
+        } else {
+            Some(
+                size.parse()
+                    .map_err(|_| format!("argument `{text}`: bad list size"))?,
+            )
+        });
+        rest = &inner[close + 1..];
+    }
+    let optional = rest == "?";
+    if !(rest.is_empty() || optional) {
+        return Err(format!("argument `{text}`: cannot read type `{ty_text}`"));
+    }
+    let ty = match base {
+        "Tensor" => BaseType::Tensor,
+        "int" | "SymInt" => BaseType::Int,
+        "float" => BaseType::Float,
+        "bool" => BaseType::Bool,
+        "Scalar" => BaseType::Scalar,
+        "str" => BaseType::Str,
+        "ScalarType" => BaseType::ScalarType,
+        "Layout" => BaseType::Layout,
+        "Device" => BaseType::Device,
+        "MemoryFormat" => BaseType::MemoryFormat,
+        "Generator" => BaseType::Generator,
+        _ => BaseType::Other,
+    };
+    let default = default
+        .map(|d| parse_default(d, ty, list.is_some()))
+        .transpose()
+        .map_err(|e| format!("argument `{text}`: {e}"))?;
+    Ok(ArgSchema {
+        name: name.trim().to_owned(),
+        ty,
+        list,
+        optional,
+        mutated,
+        keyword_only,
+        default,
+    })
+}
+
+fn parse_default(text: &str, ty: BaseType, list: bool) -> Result<Argument, String> {
+    let bad = || format!("cannot read default `{text}`");
+    if text == "None" {
+        return Ok(Argument::AsNone(serde_json::Value::Bool(true)));
+    }
+    if let Some(inner) = text.strip_prefix('[').and_then(|t| t.strip_suffix(']')) {
+        let items: Vec<&str> = inner
+            .split(',')
+            .map(str::trim)
+            .filter(|s| !s.is_empty())
+            .collect();
+        return if ty == BaseType::Float {
+            items
+                .iter()
+                .map(|i| i.parse().map(Float))
+                .collect::<Result<_, _>>()
+                .map(Argument::AsFloats)
+                .map_err(|_| bad())
+        } else {
+            items
+                .iter()
+                .map(|i| i.parse())
+                .collect::<Result<_, _>>()
+                .map(Argument::AsInts)
+                .map_err(|_| bad())
+        };
+    }
+    match text {
+        "True" => return Ok(Argument::AsBool(true)),
+        "False" => return Ok(Argument::AsBool(false)),
+        _ => {}
+    }
+    if let Some(s) = text
+        .strip_prefix('"')
+        .and_then(|t| t.strip_suffix('"'))
+        .or_else(|| text.strip_prefix('\'').and_then(|t| t.strip_suffix('\'')))
+    {
+        return Ok(Argument::AsString(s.to_owned()));
+    }
+    match ty {
+        BaseType::Int if list => text
+            .parse()
+            .map(|v: i64| Argument::AsInts(vec![v]))
+            .map_err(|_| bad()),
+        BaseType::Int => text.parse().map(Argument::AsInt).map_err(|_| bad()),
+        BaseType::Float | BaseType::Scalar => {
+            if let Ok(int) = text.parse::<i64>() {
+                return Ok(if ty == BaseType::Float {
+                    Argument::AsFloat(Float(int as f64))
+                } else {
+                    Argument::AsInt(int)
+                });
+            }
+            let value = match text {
+                "inf" => f64::INFINITY,
+                "-inf" => f64::NEG_INFINITY,
+                _ => text.parse().map_err(|_| bad())?,
+            };
+            Ok(Argument::AsFloat(Float(value)))
+        }
+        // Enum-valued defaults (`contiguous_format`, `long`, ...): kept as text.
+        _ => Ok(Argument::AsString(text.to_owned())),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parses_names_types_and_defaults() {
+        let s = OpSchema::parse(
+            "add_.Tensor(Tensor(a!) self, Tensor other, *, Scalar alpha=1) -> Tensor(a!)",
+        )
+        .unwrap();
+        assert_eq!(s.target(), "torch.ops.aten.add_.Tensor");
+        assert_eq!(s.args.len(), 3);
+        assert!(s.args[0].mutated);
+        assert!(!s.args[1].mutated);
+        assert!(s.args[2].keyword_only);
+        assert_eq!(s.args[2].default, Some(Argument::AsInt(1)));
+
+        let s = OpSchema::parse(
+            "conv2d(Tensor input, Tensor weight, Tensor? bias=None, SymInt[2] stride=1, SymInt[2] padding=0, SymInt[2] dilation=1, SymInt groups=1) -> Tensor",
+        )
+        .unwrap();
+        assert_eq!(s.target(), "torch.ops.aten.conv2d.default");
+        let stride = s.arg("stride").unwrap();
+        assert_eq!(stride.list, Some(Some(2)));
+        assert_eq!(stride.default, Some(Argument::AsInts(vec![1])));
+        assert!(s.arg("bias").unwrap().optional);
+
+        let s = OpSchema::parse(
+            "native_layer_norm(Tensor input, SymInt[] normalized_shape, Tensor? weight, Tensor? bias, float eps) -> (Tensor, Tensor, Tensor)",
+        )
+        .unwrap();
+        assert_eq!(s.returns, 3);
+        assert_eq!(s.arg("eps").unwrap().default, None);
+
+        let s = OpSchema::parse("gelu(Tensor self, *, str approximate='none') -> Tensor").unwrap();
+        assert_eq!(
+            s.arg("approximate").unwrap().default,
+            Some(Argument::AsString("none".into()))
+        );
+        let s = OpSchema::parse("sum.dim_IntList(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor").unwrap();
+        assert_eq!(
+            s.arg("keepdim").unwrap().default,
+            Some(Argument::AsBool(false))
+        );
+        assert!(s.arg("dim").unwrap().optional);
+        let s = OpSchema::parse("scaled_dot_product_attention(Tensor query, Tensor key, Tensor value, Tensor? attn_mask=None, float dropout_p=0.0, bool is_causal=False, *, float? scale=None, bool enable_gqa=False) -> Tensor").unwrap();
+        assert_eq!(
+            s.arg("dropout_p").unwrap().default,
+            Some(Argument::AsFloat(Float(0.0)))
+        );
+        let s = OpSchema::parse(
+            "split.Tensor(Tensor(a -> *) self, SymInt split_size, int dim=0) -> Tensor(a)[]",
+        )
+        .unwrap();
+        assert!(!s.args[0].mutated);
+    }
+
+    #[test]
+    fn rejects_malformed_signatures() {
+        assert!(OpSchema::parse("relu(Tensor self)").is_err());
+        assert!(OpSchema::parse("relu(Tensor) -> Tensor").is_err());
+        assert!(OpSchema::parse("f(int[x] a) -> Tensor").is_err());
+    }
+}

@@ -1,0 +1,214 @@
+//! Lowers every fixture of `testdata/models` (both the exported and the decomposed program) and
+//! snapshots `main` as pretty StableHLO, with the argument and result bindings.
+
+use std::fmt::Write;
+use std::path::PathBuf;
+
+use tpuc_ir::{PrintOptions, print};
+use tpuc_lower::{LowerOptions, Lowered, lower};
+use tpuc_pt2::Archive;
+
+fn models_dir() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../testdata/models")
+}
+
+pub fn lower_fixture(file: &str) -> Lowered {
+    let archive = Archive::open(models_dir().join(file)).expect("fixture opens");
+    match lower(&archive, &LowerOptions::default()) {
+        Ok(lowered) => lowered,
+        Err(error) => panic!("{file}: {:?}", miette::Report::new(error)),
+    }
+}
+
+/// The snapshot text: bindings, then the module.
+fn render(lowered: &Lowered) -> String {
+    let mut out = String::new();
+    for (i, arg) in lowered.arguments.iter().enumerate() {
+        let _ = writeln!(
+            out,
+            "// arg {i}: {:?} {} {:?}",
+            arg.source, arg.dtype, arg.shape
+        );
+    }
+    for (i, result) in lowered.results.iter().enumerate() {
+        let _ = writeln!(
+            out,
+            "// result {i}: {:?} {} {:?}",
+            result.source, result.dtype, result.shape
+        );
+    }
+    if !lowered.dims.is_empty() {
+        let _ = writeln!(out, "// dims: {:?}", lowered.dims);
+    }
+    out.push_str(&print::pretty(&lowered.module, &PrintOptions::default()));
+    out
+}
+
+/// Properties every lowering must have (see docs/ops.md): no f64 in a model without f64, no
+/// identity reshapes or converts.
+fn check_tight(name: &str, text: &str) {
+    assert!(!text.contains("f64"), "{name}: f64 in the lowered module");
+    for line in text.lines() {
+        if let Some(types) = line.split(" : ").nth(1)
+            && (line.contains("stablehlo.reshape") || line.contains("stablehlo.convert"))
+            && let Some((from, to)) = types.split_once(" -> ")
+        {
+            assert_ne!(
+                from.trim_start_matches('('),
+                to.trim_end_matches(')'),
+                "{name}: identity op: {line}"
+            );
+        }
+    }
+}
+
+macro_rules! fixtures {
+    ($($test:ident => $file:literal),+ $(,)?) => {
+        $(
+            #[test]
+            fn $test() {
+                let lowered = lower_fixture($file);
+                let text = render(&lowered);
+                check_tight($file, &text);
+                insta::assert_snapshot!(stringify!($test), text);
+            }
+        )+
+    };
+}
+
+fixtures! {
+    mlp => "mlp.pt2",
+    mlp_core => "mlp.core.pt2",
+    cnn => "cnn.pt2",
+    cnn_core => "cnn.core.pt2",
+    decoder => "decoder.pt2",
+    decoder_core => "decoder.core.pt2",
+    dyn_batch => "dyn_batch.pt2",
+    dyn_batch_core => "dyn_batch.core.pt2",
+    gpt2 => "gpt2.pt2",
+    gpt2_core => "gpt2.core.pt2",
+    bert => "bert.pt2",
+    bert_core => "bert.core.pt2",
+    resnet => "resnet.pt2",
+    resnet_core => "resnet.core.pt2",
+    vit => "vit.pt2",
+    vit_core => "vit.core.pt2",
+    misc => "misc.pt2",
+    misc_core => "misc.core.pt2",
+    quant_bf16 => "quant_bf16.pt2",
+    quant_bf16_core => "quant_bf16.core.pt2",
+    stateful => "stateful.pt2",
+    stateful_core => "stateful.core.pt2",
+    cond => "cond.pt2",
+    cond_core => "cond.core.pt2",
+    control => "control.pt2",
+    control_core => "control.core.pt2",
+}
+
+#[test]
+fn ops_carry_the_node_and_user_line() {
+    let lowered = lower_fixture("mlp.pt2");
+    let text = print::pretty(
+        &lowered.module,
+        &PrintOptions::with_locations(tpuc_ir::LocationStyle::Inline),
+    );
+    assert!(
+        text.contains(r#"loc("linear"("testdata/generate.py":98:0))"#),
+        "{text}"
+    );
+    assert!(
+        text.contains(r#"loc("relu"("testdata/generate.py":98:0))"#),
+        "{text}"
+    );
+}
+
+#[test]
+fn dims_are_specialised_and_checked_against_ranges() {
+    let archive = Archive::open(models_dir().join("dyn_batch.pt2")).unwrap();
+    let mut options = LowerOptions::default();
+    options.dims.insert("s77".into(), 7);
+    let lowered = lower(&archive, &options).unwrap();
+    assert_eq!(lowered.dims["s77"], 7);
+    assert_eq!(lowered.arguments.last().unwrap().shape, [7, 4, 6]);
+
+    options.dims.insert("s77".into(), 65);
+    let error = lower(&archive, &options).unwrap_err().to_string();
+    assert!(error.contains("outside the range [1, 64]"), "{error}");
+
+    let mut options = LowerOptions::default();
+    options.input_shapes.insert(0, vec![3, 4, 6]);
+    assert_eq!(lower(&archive, &options).unwrap().dims["s77"], 3);
+    options.input_shapes.insert(0, vec![3, 5, 6]);
+    let error = lower(&archive, &options).unwrap_err().to_string();
+    assert!(error.contains("static size 4"), "{error}");
+}
+
+#[test]
+fn inlined_weights_become_constants() {
+    let archive = Archive::open(models_dir().join("mlp.pt2")).unwrap();
+    let options = LowerOptions {
+        inline_weights: true,
+        ..LowerOptions::default()
+    };
+    let lowered = lower(&archive, &options).unwrap();
+    assert_eq!(lowered.arguments.len(), 1);
+    let text = print::pretty(&lowered.module, &PrintOptions::default());
+    assert!(text.contains("stablehlo.constant dense<"), "{text}");
+}
+
+/// `mlp.pt2` with its op targets renamed in place (same length, so the zip stays valid).
+fn mlp_with_unknown_ops() -> Archive {
+    let bytes = std::fs::read(models_dir().join("mlp.pt2")).unwrap();
+    let text = String::from_utf8_lossy(&bytes).into_owned();
+    assert!(text.contains("torch.ops.aten.relu.default"));
+    let mut edited = bytes.clone();
+    for (from, to) in [
+        ("torch.ops.aten.relu.default", "torch.ops.aten.relx.default"),
+        (
+            "torch.ops.aten.linear.default",
+            "torch.ops.aten.lineax.default",
+        ),
+    ] {
+        let (from, to) = (from.as_bytes(), to.as_bytes());
+        let mut i = 0;
+        while i + from.len() <= edited.len() {
+            if &edited[i..i + from.len()] == from {
+                edited[i..i + from.len()].copy_from_slice(to);
+                i += from.len();
+            } else {
+                i += 1;
+            }
+        }
+    }
+    Archive::from_bytes("mlp_unknown.pt2", edited).expect("edited fixture opens")
+}
+
+#[test]
+fn unsupported_ops_name_the_target_node_and_line() {
+    let archive = mlp_with_unknown_ops();
+    let error = lower(&archive, &LowerOptions::default()).unwrap_err();
+    let message = error.to_string();
+    assert!(
+        message.contains("`torch.ops.aten.lineax.default`"),
+        "{message}"
+    );
+    assert!(message.contains("node `linear`"), "{message}");
+    assert!(message.contains("testdata/generate.py:98"), "{message}");
+    assert!(matches!(
+        error,
+        tpuc_lower::LowerError::UnsupportedOp { .. }
+    ));
+
+    let options = LowerOptions {
+        keep_going: true,
+        ..LowerOptions::default()
+    };
+    match lower(&archive, &options).unwrap_err() {
+        tpuc_lower::LowerError::Many { errors } => {
+            let targets: Vec<String> = errors.iter().map(|e| e.to_string()).collect();
+            assert_eq!(errors.len(), 3, "{targets:#?}");
+            assert!(targets[1].contains("relx"), "{targets:#?}");
+        }
+        other => panic!("expected every unsupported op, got {other}"),
+    }
+}
