@@ -65,6 +65,9 @@ pub(crate) fn parse(src: &str) -> PResult<Module> {
                 module.functions[function].op_mut(op).location = location
             }
             LocTarget::Function(function) => module.functions[function].location = location,
+            LocTarget::Arg(function, arg) => {
+                module.functions[function].arg_locations[arg] = location
+            }
             LocTarget::Module => module.location = location,
             LocTarget::Discard => {}
         }
@@ -288,7 +291,8 @@ fn pretty_function(p: &mut Parser<'_>, module: &mut Module) -> PResult<()> {
                 Vec::new()
             };
             if let Some(loc) = p.c.opt_loc()? {
-                p.pending.push((LocTarget::Discard, loc));
+                let target = LocTarget::Arg(module.functions.len(), args.len());
+                p.pending.push((target, loc));
             }
             args.push((arg, ty, token.start, token.end));
             arg_attrs.push(dict_to_named(&attrs, p.src()));

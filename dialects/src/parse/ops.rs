@@ -19,8 +19,10 @@ use crate::types::Type;
 pub(crate) enum LocTarget {
     Op(usize, OpId),
     Function(usize),
+    /// Argument `.1` of function `.0`.
+    Arg(usize, usize),
     Module,
-    /// Parsed and checked, but tpuc's IR has nowhere to keep it (block arguments).
+    /// Parsed and checked, but tpuc's IR has nowhere to keep it (arguments of region blocks).
     Discard,
 }
 
@@ -412,7 +414,7 @@ impl<'s> Parser<'s> {
             }
             Entry::Existing(block) => {
                 if matches!(self.c.peek()?, Token::Caret(_)) {
-                    let header = self.block_header()?;
+                    let header = self.block_header(Some(self.func_index))?;
                     let existing = f.block(block).args.clone();
                     if header.len() != existing.len() {
                         let (start, end) = header
@@ -445,7 +447,7 @@ impl<'s> Parser<'s> {
                 Token::Eof => return Err(self.c.expected("'}'", "to close the region")),
                 Token::Caret(_) => {
                     let block = f.add_block(region);
-                    for arg in self.block_header()? {
+                    for arg in self.block_header(None)? {
                         let value = f.add_block_arg(block, arg.ty.clone());
                         self.bind(&arg.name, vec![value], arg.start, arg.end)?;
                     }
@@ -469,13 +471,15 @@ impl<'s> Parser<'s> {
         Ok(())
     }
 
-    /// `^bb0(%a: T loc(..), ...):`
-    pub(super) fn block_header(&mut self) -> PResult<Vec<ArgDecl>> {
+    /// `^bb0(%a: T loc(..), ...):`; the argument locations are those of function `entry_of`'s
+    /// arguments when the block is its entry block.
+    pub(super) fn block_header(&mut self, entry_of: Option<usize>) -> PResult<Vec<ArgDecl>> {
         self.c.next()?;
         let mut args = Vec::new();
         if self.c.eat(&Token::LParen)? && !self.c.eat(&Token::RParen)? {
             loop {
-                args.push(self.arg_decl()?);
+                let target = entry_of.map_or(LocTarget::Discard, |f| LocTarget::Arg(f, args.len()));
+                args.push(self.arg_decl_located(target)?);
                 if self.c.eat(&Token::RParen)? {
                     break;
                 }
@@ -488,6 +492,11 @@ impl<'s> Parser<'s> {
 
     /// `%name: type [loc(...)]`
     pub(crate) fn arg_decl(&mut self) -> PResult<ArgDecl> {
+        self.arg_decl_located(LocTarget::Discard)
+    }
+
+    /// [`Self::arg_decl`], its location going to `target`.
+    fn arg_decl_located(&mut self, target: LocTarget) -> PResult<ArgDecl> {
         let token = self.c.next()?;
         let Token::Value { name, index: None } = token.token else {
             return Err(self.c.error_at(
@@ -502,7 +511,7 @@ impl<'s> Parser<'s> {
         self.c.expect(Token::Colon, "after the argument name")?;
         let ty = self.c.ty("as the argument type")?;
         if let Some(loc) = self.c.opt_loc()? {
-            self.pending.push((LocTarget::Discard, loc));
+            self.pending.push((target, loc));
         }
         Ok(ArgDecl {
             name,
