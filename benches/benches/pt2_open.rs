@@ -4,20 +4,9 @@
 //!     cargo bench -p tpuc-benches --bench pt2_open
 
 use std::hint::black_box;
-use std::path::{Path, PathBuf};
 
 use criterion::{Criterion, criterion_group, criterion_main};
 use tpuc_pt2::Archive;
-
-fn largest_fixture() -> PathBuf {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../testdata/models");
-    std::fs::read_dir(&dir)
-        .expect("testdata/models")
-        .map(|e| e.expect("directory entry").path())
-        .filter(|p| p.extension().is_some_and(|e| e == "pt2"))
-        .max_by_key(|p| p.metadata().map(|m| m.len()).unwrap_or(0))
-        .expect("a .pt2 fixture")
-}
 
 /// Reads what `tpuc inspect` prints: signature, shapes, op histogram, weight table.
 fn read_metadata(archive: &Archive) -> usize {
@@ -34,7 +23,7 @@ fn read_metadata(archive: &Archive) -> usize {
 }
 
 fn bench_open(c: &mut Criterion) {
-    let path = largest_fixture();
+    let path = tpuc_benches::largest_fixture();
     let name = path.file_name().unwrap().to_string_lossy().into_owned();
     let mut group = c.benchmark_group("pt2_open");
     group.bench_function(format!("open/{name}"), |b| {
