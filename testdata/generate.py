@@ -413,6 +413,56 @@ def case_vit(gen: torch.Generator) -> Case:
     return Case(model, [(randn(gen, 1, 3, 32, 32),)], tolerance=dict(DEEP_F32_TOL))
 
 
+class Coverage(nn.Module):
+    """Core ATen ops of CNN, vision and transformer models not covered above: transposed and
+    grouped convolutions, upsampling, pooling indices, sorting, NaN-aware extrema and friends."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.grouped = nn.Conv2d(4, 4, 3, padding=1, groups=2)
+        self.up2d = nn.ConvTranspose2d(4, 4, 3, stride=2, padding=1, output_padding=1, groups=2)
+        self.dilated2d = nn.ConvTranspose2d(4, 2, 2, dilation=2, output_padding=1, stride=2)
+        self.up1d = nn.ConvTranspose1d(4, 3, 3, stride=3, padding=1, output_padding=2)
+
+    def forward(
+        self, x: torch.Tensor, ties: torch.Tensor, v: torch.Tensor
+    ) -> tuple[torch.Tensor, ...]:
+        h = F.hardswish(self.grouped(x))
+        p, where = F.max_pool2d(h, 3, stride=2, padding=1, return_indices=True)
+        near = F.interpolate(p, scale_factor=2, mode="nearest")
+        near_size = F.interpolate(x, size=(3, 7), mode="nearest")
+        bilinear = F.interpolate(p, size=(5, 4), mode="bilinear", align_corners=False)
+        corners = F.interpolate(p, scale_factor=2.5, mode="bilinear", align_corners=True)
+        up = F.mish(self.up2d(p)) + self.dilated2d(p).mean()
+        up1d = self.up1d(x.flatten(2)[..., :8])
+        image = torch.cat([near.flatten(1), near_size.flatten(1), bilinear.flatten(1), corners.flatten(1)], 1)
+        stats = torch.stack(
+            [
+                up.amax(dim=(2, 3)).flatten(),
+                up.amin(dim=(1, 3)).flatten()[:8],
+                up.flatten(2).max(dim=2).values.flatten(),
+                up.var(dim=(2, 3), correction=0).flatten(),
+                up.std(dim=(1, 2), correction=2).flatten()[:8],
+                up1d.flatten(1).cumprod(dim=1)[:, :4].flatten(),
+            ]
+        )
+        probs = torch.cat([F.softmax(v, dim=-1), F.log_softmax(v, dim=0)], 1)
+        sorted_ties, tie_order = torch.sort(ties, dim=-1, stable=True)
+        desc = torch.argsort(v, dim=-1, descending=True)
+        top, top_i = torch.topk(v, 3, dim=-1)
+        low, low_i = torch.topk(v, 2, dim=0, largest=False)
+        argmax = up.flatten(1).max(dim=1).indices
+        return image, stats, probs, up1d, sorted_ties, tie_order, desc, top, top_i, low, low_i, where, argmax
+
+
+def case_coverage(gen: torch.Generator) -> Case:
+    x = randn(gen, 2, 4, 5, 5)
+    # Small integers repeat: a stable sort must keep equal keys in input order.
+    ties = torch.randint(-3, 4, (2, 9), generator=gen).to(torch.float32)
+    v = randn(gen, 3, 6)
+    return Case(Coverage(), [(x, ties, v)])
+
+
 CASES: dict[str, Callable[[torch.Generator], Case]] = {
     "mlp": case_mlp,
     "cnn": case_cnn,
@@ -427,6 +477,7 @@ CASES: dict[str, Callable[[torch.Generator], Case]] = {
     "bert": case_bert,
     "resnet": case_resnet,
     "vit": case_vit,
+    "coverage": case_coverage,
 }
 
 

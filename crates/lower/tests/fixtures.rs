@@ -103,6 +103,8 @@ fixtures! {
     cond_core => "cond.core.pt2",
     control => "control.pt2",
     control_core => "control.core.pt2",
+    coverage => "coverage.pt2",
+    coverage_core => "coverage.core.pt2",
 }
 
 #[test]

@@ -1,6 +1,6 @@
-//! Convolutions in PyTorch's NCHW layout.
+//! Convolutions and transposed convolutions in PyTorch's NCHW layout.
 
-use tpuc_ir::{ConvAttrs, ConvDims};
+use tpuc_ir::{ConvAttrs, ConvDims, FunctionBuilder, Value};
 
 use super::one;
 use crate::args::Args;
@@ -27,6 +27,18 @@ pub(super) const OPS: &[OpDef] = &[
         "conv3d(Tensor input, Tensor weight, Tensor? bias=None, SymInt[3] stride=1, SymInt[3] padding=0, SymInt[3] dilation=1, SymInt groups=1) -> Tensor",
         convolution,
     ),
+    aten(
+        "conv_transpose1d(Tensor input, Tensor weight, Tensor? bias=None, SymInt[1] stride=1, SymInt[1] padding=0, SymInt[1] output_padding=0, SymInt groups=1, SymInt[1] dilation=1) -> Tensor",
+        conv_transpose,
+    ),
+    aten(
+        "conv_transpose2d.input(Tensor input, Tensor weight, Tensor? bias=None, SymInt[2] stride=1, SymInt[2] padding=0, SymInt[2] output_padding=0, SymInt groups=1, SymInt[2] dilation=1) -> Tensor",
+        conv_transpose,
+    ),
+    aten(
+        "conv_transpose3d.input(Tensor input, Tensor weight, Tensor? bias=None, SymInt[3] stride=1, SymInt[3] padding=0, SymInt[3] output_padding=0, SymInt groups=1, SymInt[3] dilation=1) -> Tensor",
+        conv_transpose,
+    ),
 ];
 
 /// A per-spatial-dimension list, a single value repeated.
@@ -41,41 +53,141 @@ fn per_dim(values: Vec<i64>, spatial: usize, name: &str) -> OpResult<Vec<i64>> {
     }
 }
 
-fn convolution(cx: &mut Cx<'_>, args: &Args<'_>) -> OpResult<Vec<Val>> {
-    let x = args.tensor("input")?;
-    let w = args.tensor("weight")?;
-    let bias = args.opt_tensor("bias")?;
-    if args.raw("transposed").is_ok() && args.bool("transposed")? {
-        return Err(OpError::unsupported("transposed convolution"));
-    }
-    let b = &mut *cx.b;
+/// The window of a convolution: per-spatial-dimension stride, padding and dilation, and groups.
+struct Window {
+    stride: Vec<i64>,
+    padding: Vec<i64>,
+    dilation: Vec<i64>,
+    groups: i64,
+}
+
+fn window(args: &Args<'_>, spatial: usize) -> OpResult<Window> {
+    Ok(Window {
+        stride: per_dim(args.ints("stride")?, spatial, "stride")?,
+        padding: per_dim(args.ints("padding")?, spatial, "padding")?,
+        dilation: per_dim(args.ints("dilation")?, spatial, "dilation")?,
+        groups: args.int("groups")?,
+    })
+}
+
+/// The number of spatial dimensions of a batched input.
+fn spatial_rank(b: &FunctionBuilder, x: Value) -> OpResult<usize> {
     let rank = support::rank(b, x)?;
     if rank < 3 {
         return Err(OpError::unsupported(
             "convolution without a batch dimension",
         ));
     }
-    let spatial = rank - 2;
-    let stride = per_dim(args.ints("stride")?, spatial, "stride")?;
-    let padding = per_dim(args.ints("padding")?, spatial, "padding")?;
-    let dilation = per_dim(args.ints("dilation")?, spatial, "dilation")?;
-    let groups = args.int("groups")?;
+    Ok(rank - 2)
+}
+
+fn is_transposed(args: &Args<'_>) -> OpResult<bool> {
+    Ok(args.raw("transposed").is_ok() && args.bool("transposed")?)
+}
+
+fn convolution(cx: &mut Cx<'_>, args: &Args<'_>) -> OpResult<Vec<Val>> {
+    if is_transposed(args)? {
+        return conv_transpose(cx, args);
+    }
+    let x = args.tensor("input")?;
+    let w = args.tensor("weight")?;
+    let bias = args.opt_tensor("bias")?;
+    let b = &mut *cx.b;
+    let spatial = spatial_rank(b, x)?;
+    let window = window(args, spatial)?;
     let mut attrs = ConvAttrs::new(ConvDims::nchw(spatial));
-    if stride.iter().any(|&s| s != 1) {
-        attrs.window_strides = stride;
+    if window.stride.iter().any(|&s| s != 1) {
+        attrs.window_strides = window.stride;
     }
-    if padding.iter().any(|&p| p != 0) {
-        attrs.padding = padding.iter().map(|&p| (p, p)).collect();
+    if window.padding.iter().any(|&p| p != 0) {
+        attrs.padding = window.padding.iter().map(|&p| (p, p)).collect();
     }
-    if dilation.iter().any(|&d| d != 1) {
-        attrs.rhs_dilation = dilation;
+    if window.dilation.iter().any(|&d| d != 1) {
+        attrs.rhs_dilation = window.dilation;
     }
-    attrs.feature_group_count = groups as u64;
+    attrs.feature_group_count = window.groups as u64;
     let y = b.convolution(x, w, attrs)?;
+    add_bias(b, y, bias)
+}
+
+fn add_bias(b: &mut FunctionBuilder, y: Value, bias: Option<Value>) -> OpResult<Vec<Val>> {
     let Some(bias) = bias else {
         return one(y);
     };
     let shape = support::shape(b, y)?;
     let bias = support::broadcast_in_dim(b, bias, &[1], &shape)?;
     one(b.add(y, bias)?)
+}
+
+/// A transposed convolution (the gradient of a convolution with respect to its input): the
+/// input dilated by the stride, padded by `dilation * (k - 1) - padding` (plus `output_padding`
+/// on the high side) and convolved with the spatially flipped kernel, whose `[C_in, C_out / g]`
+/// feature dimensions swap roles.
+fn conv_transpose(cx: &mut Cx<'_>, args: &Args<'_>) -> OpResult<Vec<Val>> {
+    let x = args.tensor("input")?;
+    let w = args.tensor("weight")?;
+    let bias = args.opt_tensor("bias")?;
+    let b = &mut *cx.b;
+    let spatial = spatial_rank(b, x)?;
+    let window = window(args, spatial)?;
+    let output_padding = per_dim(args.ints("output_padding")?, spatial, "output_padding")?;
+    for (i, &op) in output_padding.iter().enumerate() {
+        if op < 0 || (op >= window.stride[i] && op >= window.dilation[i]) {
+            bail!(
+                "output_padding {op} must be smaller than the stride ({}) or the dilation ({})",
+                window.stride[i],
+                window.dilation[i]
+            );
+        }
+    }
+    let kernel = support::shape(b, w)?;
+    if kernel.len() != spatial + 2 {
+        bail!(
+            "a transposed convolution of a rank-{} input needs a rank-{} weight, got {kernel:?}",
+            spatial + 2,
+            spatial + 2
+        );
+    }
+    let groups = window.groups;
+    if groups < 1 || kernel[0] % groups != 0 {
+        bail!(
+            "a transposed convolution's {} input channels do not split into {groups} groups",
+            kernel[0]
+        );
+    }
+    let spatial_dims: Vec<i64> = (2..2 + spatial as i64).collect();
+    let flipped = b.reverse(w, &spatial_dims)?;
+    let mut dims = ConvDims::nchw(spatial);
+    let w = if groups == 1 {
+        dims.kernel_input_feature = 0;
+        dims.kernel_output_feature = 1;
+        flipped
+    } else {
+        // [g * C_in/g, C_out/g, k...] -> [g * C_out/g, C_in/g, k...], group-major.
+        let (c_in, c_out) = (kernel[0] / groups, kernel[1]);
+        let k = &kernel[2..];
+        let split = [&[groups, c_in, c_out][..], k].concat();
+        let v = support::reshape(b, flipped, &split)?;
+        let mut permutation = vec![0, 2, 1];
+        permutation.extend(3..3 + spatial as i64);
+        let v = support::transpose(b, v, &permutation)?;
+        support::reshape(b, v, &[&[groups * c_out, c_in][..], k].concat())?
+    };
+    let mut attrs = ConvAttrs::new(dims);
+    attrs.padding = (0..spatial)
+        .map(|i| {
+            let span = window.dilation[i] * (kernel[2 + i] - 1);
+            let low = span - window.padding[i];
+            (low, low + output_padding[i])
+        })
+        .collect();
+    if window.stride.iter().any(|&s| s != 1) {
+        attrs.lhs_dilation = window.stride;
+    }
+    if window.dilation.iter().any(|&d| d != 1) {
+        attrs.rhs_dilation = window.dilation;
+    }
+    attrs.feature_group_count = groups as u64;
+    let y = b.convolution(x, w, attrs)?;
+    add_bias(b, y, bias)
 }

@@ -272,6 +272,7 @@ pub(super) const OPS: &[OpDef] = &[
     ),
     aten("hardsigmoid(Tensor self) -> Tensor", hardsigmoid),
     aten("hardswish(Tensor self) -> Tensor", hardswish),
+    aten("mish(Tensor self) -> Tensor", mish),
     aten("max.other(Tensor self, Tensor other) -> Tensor", maximum),
     aten("min.other(Tensor self, Tensor other) -> Tensor", minimum),
     aten("atan2(Tensor self, Tensor other) -> Tensor", atan2),
@@ -928,19 +929,36 @@ fn elu(cx: &mut Cx<'_>, args: &Args<'_>) -> OpResult<Vec<Val>> {
     })
 }
 
+/// `log(1 + exp(beta * x)) / beta`, or `x` where `beta * x > threshold`.
+fn softplus_value(
+    b: &mut FunctionBuilder,
+    x: Value,
+    beta: Scalar,
+    threshold: Scalar,
+) -> OpResult<Value> {
+    let kb = support::like(b, x, beta)?;
+    let bx = support::binary(b, BinaryOp::Multiply, x, kb)?;
+    let e = b.exponential(bx)?;
+    let l = b.log_plus_one(e)?;
+    let soft = support::binary(b, BinaryOp::Divide, l, kb)?;
+    let t = support::like(b, x, threshold)?;
+    let linear = b.compare(ComparisonDirection::Gt, bx, t)?;
+    Ok(b.select(linear, x, soft)?)
+}
+
 fn softplus(cx: &mut Cx<'_>, args: &Args<'_>) -> OpResult<Vec<Val>> {
     let x = args.tensor("self")?;
     let beta = args.scalar("beta")?;
     let threshold = args.scalar("threshold")?;
-    let b = &mut *cx.b;
-    let kb = support::like(b, x, beta)?;
-    let bx = b.multiply(x, kb)?;
-    let e = b.exponential(bx)?;
-    let l = b.log_plus_one(e)?;
-    let soft = b.divide(l, kb)?;
-    let t = support::like(b, x, threshold)?;
-    let linear = b.compare(ComparisonDirection::Gt, bx, t)?;
-    one(b.select(linear, x, soft)?)
+    one(softplus_value(cx.b, x, beta, threshold)?)
+}
+
+/// `x * tanh(softplus(x))`.
+fn mish(cx: &mut Cx<'_>, args: &Args<'_>) -> OpResult<Vec<Val>> {
+    let x = args.tensor("self")?;
+    let sp = softplus_value(cx.b, x, Scalar::Int(1), Scalar::Int(20))?;
+    let t = cx.b.tanh(sp)?;
+    one(cx.b.multiply(x, t)?)
 }
 
 /// `relu6(x + 3) / 6`.

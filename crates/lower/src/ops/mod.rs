@@ -12,7 +12,9 @@ mod noop;
 mod norm;
 mod pool;
 mod reduction;
+mod resize;
 mod shape;
+mod sort;
 mod symbolic;
 #[cfg(test)]
 mod tests;
@@ -35,7 +37,9 @@ pub(crate) const FAMILIES: &[&[OpDef]] = &[
     norm::OPS,
     pool::OPS,
     reduction::OPS,
+    resize::OPS,
     shape::OPS,
+    sort::OPS,
     symbolic::OPS,
 ];
 

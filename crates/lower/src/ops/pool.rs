@@ -1,15 +1,20 @@
-//! Pooling: max and average windows, adaptive average pooling.
+//! Pooling: max windows (with the indices of the maxima), average windows, adaptive average
+//! pooling.
 
 use tpuc_ir::{BinaryOp, WindowAttrs};
+use tpuc_pt2::DType;
 
 use super::one;
 use crate::args::Args;
 use crate::cx::Cx;
+use crate::dtype::element_type;
 use crate::env::Val;
 use crate::error::{OpError, OpResult, bail};
 use crate::promote::Scalar;
 use crate::registry::{OpDef, aten};
-use crate::support::{self, reduce, reduce_init};
+use crate::support::{
+    self, arg_extremum, extremum_with_nan_body, nan_where, reduce, reduce_init, with_nan_flags,
+};
 
 pub(super) const OPS: &[OpDef] = &[
     aten(
@@ -110,7 +115,7 @@ fn window_attrs(window: &Window, shape: &[i64]) -> OpResult<WindowAttrs> {
     })
 }
 
-fn max_pool_value(cx: &mut Cx<'_>, args: &Args<'_>) -> OpResult<tpuc_ir::Value> {
+fn max_pool(cx: &mut Cx<'_>, args: &Args<'_>) -> OpResult<Vec<Val>> {
     let x = args.tensor("self")?;
     let window = window_args(args)?;
     let b = &mut *cx.b;
@@ -118,21 +123,49 @@ fn max_pool_value(cx: &mut Cx<'_>, args: &Args<'_>) -> OpResult<tpuc_ir::Value> 
     let attrs = window_attrs(&window, &shape)?;
     let element = support::element(b, x)?;
     let init = reduce_init(b, BinaryOp::Maximum, element)?;
-    let out = b.reduce_window(&[x], &[init], attrs, |b, a| {
-        Ok(vec![b.maximum(a[0], a[1])?])
-    })?;
-    Ok(out[0])
-}
-
-fn max_pool(cx: &mut Cx<'_>, args: &Args<'_>) -> OpResult<Vec<Val>> {
-    one(max_pool_value(cx, args)?)
-}
-
-fn max_pool_with_indices(cx: &mut Cx<'_>, args: &Args<'_>) -> OpResult<Vec<Val>> {
-    if cx.used(1) {
-        return Err(OpError::unsupported("the indices of max pooling"));
+    if !element.is_float() {
+        let out = b.reduce_window(&[x], &[init], attrs, |b, a| {
+            Ok(vec![b.maximum(a[0], a[1])?])
+        })?;
+        return one(out[0]);
     }
-    Ok(vec![Val::Tensor(max_pool_value(cx, args)?), Val::None])
+    // NaN wins, as in torch's kernel.
+    let flagged = with_nan_flags(b, x, init)?;
+    let out = b.reduce_window(&flagged.inputs, &flagged.inits, attrs, |b, a| {
+        extremum_with_nan_body(b, BinaryOp::Maximum, a)
+    })?;
+    one(nan_where(b, out[1], out[0])?)
+}
+
+/// The maxima and, when used, their flat indices into each `H x W` plane of the input (the
+/// first maximum of a window, the last NaN, as torch's kernel).
+fn max_pool_with_indices(cx: &mut Cx<'_>, args: &Args<'_>) -> OpResult<Vec<Val>> {
+    if !cx.used(1) {
+        let values = max_pool(cx, args)?;
+        return Ok(vec![values[0].clone(), Val::None]);
+    }
+    let x = args.tensor("self")?;
+    let window = window_args(args)?;
+    let b = &mut *cx.b;
+    let shape = support::shape(b, x)?;
+    let attrs = window_attrs(&window, &shape)?;
+    let element = support::element(b, x)?;
+    let rank = shape.len();
+    let plane = [shape[rank - 2], shape[rank - 1]];
+    let flat = b.iota(
+        support::tensor_type(element_type(DType::I64)?, &[plane[0] * plane[1]]),
+        0,
+    )?;
+    let flat = support::reshape(b, flat, &plane)?;
+    let indices = support::broadcast_in_dim(b, flat, &[rank as i64 - 2, rank as i64 - 1], &shape)?;
+    let init_value = reduce_init(b, BinaryOp::Maximum, element)?;
+    // Padding takes the largest index, so any input element wins a tie with it.
+    let init_index = support::splat(b, DType::I64, &[], Scalar::Int(i64::MAX))?;
+    let out = b.reduce_window(&[x, indices], &[init_value, init_index], attrs, |b, a| {
+        let (value, index) = arg_extremum(b, (a[0], a[1]), (a[2], a[3]), true, true)?;
+        Ok(vec![value, index])
+    })?;
+    Ok(vec![Val::Tensor(out[0]), Val::Tensor(out[1])])
 }
 
 fn avg_pool(cx: &mut Cx<'_>, args: &Args<'_>) -> OpResult<Vec<Val>> {

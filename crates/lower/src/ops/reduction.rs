@@ -1,4 +1,4 @@
-//! Reductions: sums, means, extrema, arg-extrema, any/all, softmax, cumulative sums.
+//! Reductions: sums, means, extrema, arg-extrema, any/all, softmax, cumulative sums and products.
 
 use tpuc_ir::{BinaryOp, ComparisonDirection, FunctionBuilder, Value, WindowAttrs};
 use tpuc_pt2::DType;
@@ -13,7 +13,10 @@ use crate::env::Val;
 use crate::error::{OpResult, bail};
 use crate::promote::Scalar;
 use crate::registry::{OpDef, aten};
-use crate::support::{self, broadcast_back, norm_dims, reduce, reduce_init, reduce_mean};
+use crate::support::{
+    self, arg_extremum, broadcast_back, norm_dims, reduce, reduce_extremum, reduce_init,
+    reduce_mean,
+};
 
 pub(super) const OPS: &[OpDef] = &[
     aten(
@@ -117,6 +120,10 @@ pub(super) const OPS: &[OpDef] = &[
         "cumsum(Tensor self, int dim, *, ScalarType? dtype=None) -> Tensor",
         cumsum,
     ),
+    aten(
+        "cumprod(Tensor self, int dim, *, ScalarType? dtype=None) -> Tensor",
+        cumprod,
+    ),
 ];
 
 /// The reduced dimensions: all of them when the argument is absent, None or empty.
@@ -192,17 +199,17 @@ fn mean(cx: &mut Cx<'_>, args: &Args<'_>) -> OpResult<Vec<Val>> {
     one(cx.b.divide(s, n)?)
 }
 
-fn extremum(cx: &mut Cx<'_>, args: &Args<'_>, op: BinaryOp) -> OpResult<Vec<Val>> {
+fn extremum(cx: &mut Cx<'_>, args: &Args<'_>, max: bool) -> OpResult<Vec<Val>> {
     let x = args.tensor("self")?;
     let dims = reduced_dims(cx.b, x, args)?;
-    one(reduce(cx.b, op, x, &dims, keepdim(args)?)?)
+    one(reduce_extremum(cx.b, max, x, &dims, keepdim(args)?)?)
 }
 
 fn amax(cx: &mut Cx<'_>, args: &Args<'_>) -> OpResult<Vec<Val>> {
-    extremum(cx, args, BinaryOp::Maximum)
+    extremum(cx, args, true)
 }
 fn amin(cx: &mut Cx<'_>, args: &Args<'_>) -> OpResult<Vec<Val>> {
-    extremum(cx, args, BinaryOp::Minimum)
+    extremum(cx, args, false)
 }
 
 /// Value and index of the maximum (`max`) or minimum along `dim`; ties take the first index,
@@ -227,31 +234,12 @@ fn arg_reduce(
         element,
     )?;
     let init_index = support::splat(b, DType::I64, &[], Scalar::Int(0))?;
-    let direction = if max {
-        ComparisonDirection::Gt
-    } else {
-        ComparisonDirection::Lt
-    };
     let results = b.reduce(
         &[x, iota],
         &[init_value, init_index],
         &[dim as i64],
         |b, a| {
-            let (acc_v, acc_i, v, i) = (a[0], a[1], a[2], a[3]);
-            let better = b.compare(direction, v, acc_v)?;
-            let nan = b.compare(ComparisonDirection::Ne, v, v)?;
-            let acc_nan = b.compare(ComparisonDirection::Ne, acc_v, acc_v)?;
-            let not_acc_nan = b.not(acc_nan)?;
-            let new_nan = b.and(nan, not_acc_nan)?;
-            let better = b.or(better, new_nan)?;
-            let equal = b.compare(ComparisonDirection::Eq, v, acc_v)?;
-            let both_nan = b.and(nan, acc_nan)?;
-            let same = b.or(equal, both_nan)?;
-            let earlier = b.compare(ComparisonDirection::Lt, i, acc_i)?;
-            let tie = b.and(same, earlier)?;
-            let take = b.or(better, tie)?;
-            let value = b.select(take, v, acc_v)?;
-            let index = b.select(take, i, acc_i)?;
+            let (value, index) = arg_extremum(b, (a[0], a[1]), (a[2], a[3]), max, false)?;
             Ok(vec![value, index])
         },
     )?;
@@ -465,7 +453,9 @@ fn logsumexp(cx: &mut Cx<'_>, args: &Args<'_>) -> OpResult<Vec<Val>> {
     one(support::reshape(b, y, &to)?)
 }
 
-fn cumsum(cx: &mut Cx<'_>, args: &Args<'_>) -> OpResult<Vec<Val>> {
+/// A running sum (`Add`) or product (`Multiply`) along `dim`: a window over every earlier
+/// element.
+fn cumulative(cx: &mut Cx<'_>, args: &Args<'_>, op: BinaryOp) -> OpResult<Vec<Val>> {
     let x = args.tensor("self")?;
     let x = accumulate_input(cx.b, x, args, true)?;
     let b = &mut *cx.b;
@@ -476,7 +466,7 @@ fn cumsum(cx: &mut Cx<'_>, args: &Args<'_>) -> OpResult<Vec<Val>> {
     let dim = support::norm_dim(args.int("dim")?, shape.len())?;
     let n = shape[dim];
     let element = support::element(b, x)?;
-    let init = reduce_init(b, BinaryOp::Add, element)?;
+    let init = reduce_init(b, op, element)?;
     let mut window = vec![1; shape.len()];
     window[dim] = n;
     let mut padding = vec![(0, 0); shape.len()];
@@ -486,6 +476,16 @@ fn cumsum(cx: &mut Cx<'_>, args: &Args<'_>) -> OpResult<Vec<Val>> {
         padding,
         ..WindowAttrs::default()
     };
-    let out = b.reduce_window(&[x], &[init], attrs, |b, a| Ok(vec![b.add(a[0], a[1])?]))?;
+    let out = b.reduce_window(&[x], &[init], attrs, |b, a| {
+        Ok(vec![b.binary(op, a[0], a[1])?])
+    })?;
     one(out[0])
+}
+
+fn cumsum(cx: &mut Cx<'_>, args: &Args<'_>) -> OpResult<Vec<Val>> {
+    cumulative(cx, args, BinaryOp::Add)
+}
+
+fn cumprod(cx: &mut Cx<'_>, args: &Args<'_>) -> OpResult<Vec<Val>> {
+    cumulative(cx, args, BinaryOp::Multiply)
 }

@@ -153,7 +153,7 @@ fn assert_f32(got: T, shape: &[i64], want: &[f32]) {
     assert_eq!(s, shape);
     for (g, w) in d.iter().zip(want) {
         assert!(
-            (g - w).abs() <= 1e-5 * w.abs().max(1.0) || (g.is_nan() && w.is_nan()),
+            g == w || (g - w).abs() <= 1e-5 * w.abs().max(1.0) || (g.is_nan() && w.is_nan()),
             "{d:?} != {want:?}"
         );
     }
@@ -493,4 +493,424 @@ fn safe_softmax_zeroes_fully_masked_rows() {
         ],
     );
     assert_f32(got, &[1, 2], &[f32::NAN, f32::NAN]);
+}
+
+fn boolean(v: bool) -> In {
+    In::Arg(Argument::AsBool(v))
+}
+fn floats(v: &[f64]) -> In {
+    In::Arg(Argument::AsFloats(v.iter().map(|&f| Float(f)).collect()))
+}
+fn none() -> In {
+    In::Arg(Argument::AsNone(serde_json::Value::Bool(true)))
+}
+
+#[test]
+fn max_and_min_reductions_propagate_nan_wherever_it_is() {
+    let nan = f32::NAN;
+    let rows = [
+        nan, 1.0, 2.0, 3.0, //
+        1.0, 2.0, 3.0, nan, //
+        1.0, nan, 5.0, 2.0, //
+        4.0, -1.0, 7.0, 2.0,
+    ];
+    let x = || f32s(&[4, 4], &rows);
+    let got = run("amax.default", vec![("self", x()), ("dim", ints(&[1]))]);
+    assert_f32(got, &[4], &[nan, nan, nan, 7.0]);
+    let got = run("amin.default", vec![("self", x()), ("dim", ints(&[1]))]);
+    assert_f32(got, &[4], &[nan, nan, nan, -1.0]);
+    let got = run("max.default", vec![("self", x())]);
+    assert_f32(got, &[], &[nan]);
+    let got = run_n("max.dim", vec![("self", x()), ("dim", int(1))], 2);
+    assert_f32(got[0].clone(), &[4], &[nan, nan, nan, 7.0]);
+    assert_eq!(got[1], T::I64(vec![4], vec![0, 3, 1, 2]));
+    // A NaN anywhere in a row makes that row's softmax NaN; other rows are untouched.
+    let got = run(
+        "softmax.int",
+        vec![
+            ("self", f32s(&[2, 2], &[0.0, nan, 0.0, 0.0])),
+            ("dim", int(1)),
+        ],
+    );
+    assert_f32(got, &[2, 2], &[nan, nan, 0.5, 0.5]);
+    let got = run(
+        "logsumexp.default",
+        vec![
+            ("self", f32s(&[2, 2], &[nan, 0.0, 0.0, 0.0])),
+            ("dim", ints(&[1])),
+        ],
+    );
+    assert_f32(got, &[2], &[nan, std::f32::consts::LN_2]);
+}
+
+#[test]
+fn sort_is_stable_and_puts_nan_above_every_number() {
+    let nan = f32::NAN;
+    let x = || {
+        f32s(
+            &[2, 7],
+            &[
+                3.0, 1.0, nan, 1.0, -0.0, 3.0, 0.0, //
+                2.0, 2.0, 1.0, 1.0, 2.0, nan, nan,
+            ],
+        )
+    };
+    let got = run_n(
+        "sort.stable",
+        vec![("self", x()), ("stable", boolean(true))],
+        2,
+    );
+    assert_f32(
+        got[0].clone(),
+        &[2, 7],
+        &[
+            -0.0, 0.0, 1.0, 1.0, 3.0, 3.0, nan, //
+            1.0, 1.0, 2.0, 2.0, 2.0, nan, nan,
+        ],
+    );
+    assert_eq!(
+        got[1],
+        T::I64(vec![2, 7], vec![4, 6, 1, 3, 0, 5, 2, 2, 3, 0, 1, 4, 5, 6])
+    );
+    let got = run_n(
+        "sort.default",
+        vec![("self", x()), ("descending", boolean(true))],
+        2,
+    );
+    assert_f32(
+        got[0].clone(),
+        &[2, 7],
+        &[
+            nan, 3.0, 3.0, 1.0, 1.0, -0.0, 0.0, //
+            nan, nan, 2.0, 2.0, 2.0, 1.0, 1.0,
+        ],
+    );
+    assert_eq!(
+        got[1],
+        T::I64(vec![2, 7], vec![2, 0, 5, 1, 3, 4, 6, 5, 6, 0, 1, 4, 2, 3])
+    );
+    let got = run(
+        "argsort.default",
+        vec![
+            ("self", i64s(&[2, 3], &[5, -1, 5, 0, 0, -2])),
+            ("dim", int(0)),
+            ("descending", boolean(true)),
+        ],
+    );
+    assert_eq!(got, T::I64(vec![2, 3], vec![0, 1, 0, 1, 0, 1]));
+}
+
+/// torch leaves the order of equal elements in `topk` unspecified; the lowering keeps the lower
+/// index first, like its stable sort.
+#[test]
+fn topk_takes_the_largest_or_smallest_with_ties_in_index_order() {
+    let x = || f32s(&[5], &[1.0, 3.0, 3.0, 1.0, 3.0]);
+    let got = run_n("topk.default", vec![("self", x()), ("k", int(2))], 2);
+    assert_f32(got[0].clone(), &[2], &[3.0, 3.0]);
+    assert_eq!(got[1], T::I64(vec![2], vec![1, 2]));
+    let got = run_n(
+        "topk.default",
+        vec![("self", x()), ("k", int(3)), ("largest", boolean(false))],
+        2,
+    );
+    assert_f32(got[0].clone(), &[3], &[1.0, 1.0, 3.0]);
+    assert_eq!(got[1], T::I64(vec![3], vec![0, 3, 1]));
+    let got = run_n(
+        "topk.default",
+        vec![
+            ("self", f32s(&[2, 2], &[1.0, 4.0, 2.0, 3.0])),
+            ("k", int(1)),
+            ("dim", int(0)),
+        ],
+        2,
+    );
+    assert_f32(got[0].clone(), &[1, 2], &[2.0, 4.0]);
+    assert_eq!(got[1], T::I64(vec![1, 2], vec![1, 0]));
+}
+
+#[test]
+fn max_pool_indices_point_into_each_plane() {
+    let nan = f32::NAN;
+    // Ties take the first maximum of a window, NaN wins and the last NaN is kept (as torch).
+    let got = run_n(
+        "max_pool2d_with_indices.default",
+        vec![
+            (
+                "self",
+                f32s(
+                    &[1, 1, 3, 3],
+                    &[1.0, nan, 2.0, 5.0, 5.0, nan, 0.0, 1.0, 2.0],
+                ),
+            ),
+            ("kernel_size", ints(&[2, 2])),
+            ("stride", ints(&[1, 1])),
+        ],
+        2,
+    );
+    assert_f32(got[0].clone(), &[1, 1, 2, 2], &[nan, nan, 5.0, nan]);
+    assert_eq!(got[1], T::I64(vec![1, 1, 2, 2], vec![1, 5, 3, 5]));
+    let got = run(
+        "max_pool2d.default",
+        vec![
+            (
+                "self",
+                f32s(
+                    &[1, 1, 3, 3],
+                    &[1.0, nan, 2.0, 5.0, 5.0, nan, 0.0, 1.0, 2.0],
+                ),
+            ),
+            ("kernel_size", ints(&[2, 2])),
+            ("stride", ints(&[1, 1])),
+        ],
+    );
+    assert_f32(got, &[1, 1, 2, 2], &[nan, nan, 5.0, nan]);
+    // Padding never wins, even against -inf.
+    let inf = f32::NEG_INFINITY;
+    let got = run_n(
+        "max_pool2d_with_indices.default",
+        vec![
+            (
+                "self",
+                f32s(
+                    &[1, 1, 3, 3],
+                    &[inf, 2.0, -3.0, 4.0, 4.0, 0.0, 0.0, 1.0, 2.0],
+                ),
+            ),
+            ("kernel_size", ints(&[2])),
+            ("stride", ints(&[2])),
+            ("padding", ints(&[1])),
+        ],
+        2,
+    );
+    assert_f32(got[0].clone(), &[1, 1, 2, 2], &[inf, 2.0, 4.0, 4.0]);
+    assert_eq!(got[1], T::I64(vec![1, 1, 2, 2], vec![0, 1, 3, 4]));
+}
+
+#[test]
+fn nearest_upsampling_follows_torch_index_rounding() {
+    let x = || f32s(&[1, 1, 1, 3], &[1.0, 2.0, 3.0]);
+    // scale 1.5: positions floor(o / 1.5) = 0, 0, 1, 2.
+    let got = run(
+        "upsample_nearest2d.vec",
+        vec![
+            ("input", x()),
+            ("output_size", none()),
+            ("scale_factors", floats(&[1.0, 1.5])),
+        ],
+    );
+    assert_f32(got, &[1, 1, 1, 4], &[1.0, 1.0, 2.0, 3.0]);
+    // size 5: positions floor(o * 3 / 5) = 0, 0, 1, 1, 2.
+    let got = run(
+        "upsample_nearest2d.default",
+        vec![("self", x()), ("output_size", ints(&[1, 5]))],
+    );
+    assert_f32(got, &[1, 1, 1, 5], &[1.0, 1.0, 2.0, 2.0, 3.0]);
+    // An integer scale repeats every element.
+    let got = run(
+        "upsample_nearest2d.vec",
+        vec![
+            ("input", f32s(&[1, 1, 2, 1], &[1.0, 2.0])),
+            ("output_size", ints(&[4, 2])),
+            ("scale_factors", none()),
+        ],
+    );
+    assert_f32(
+        got,
+        &[1, 1, 4, 2],
+        &[1.0, 1.0, 1.0, 1.0, 2.0, 2.0, 2.0, 2.0],
+    );
+}
+
+#[test]
+fn bilinear_upsampling_with_and_without_align_corners() {
+    let x = || f32s(&[1, 1, 2, 2], &[1.0, 2.0, 3.0, 4.0]);
+    // align_corners: the corners map onto each other, positions o * (2 - 1) / (3 - 1).
+    let got = run(
+        "upsample_bilinear2d.default",
+        vec![
+            ("self", x()),
+            ("output_size", ints(&[3, 3])),
+            ("align_corners", boolean(true)),
+        ],
+    );
+    assert_f32(
+        got,
+        &[1, 1, 3, 3],
+        &[1.0, 1.5, 2.0, 2.0, 2.5, 3.0, 3.0, 3.5, 4.0],
+    );
+    // Half-pixel centres: positions (o + 0.5) / 2 - 0.5, clamped at 0.
+    let got = run(
+        "upsample_bilinear2d.vec",
+        vec![
+            ("input", x()),
+            ("output_size", none()),
+            ("align_corners", boolean(false)),
+            ("scale_factors", floats(&[2.0, 2.0])),
+        ],
+    );
+    assert_f32(
+        got,
+        &[1, 1, 4, 4],
+        &[
+            1.0, 1.25, 1.75, 2.0, //
+            1.5, 1.75, 2.25, 2.5, //
+            2.5, 2.75, 3.25, 3.5, //
+            3.0, 3.25, 3.75, 4.0,
+        ],
+    );
+}
+
+#[test]
+fn linear_upsampling_in_one_dimension() {
+    // Size 5 from 2 without align_corners: positions (o + 0.5) * 2 / 5 - 0.5, clamped at 0,
+    // i.e. 0, 0.1, 0.5, 0.9 and 1.3 (past the last element: its value).
+    let got = run(
+        "upsample_linear1d.vec",
+        vec![
+            ("input", f32s(&[1, 1, 2], &[2.0, 4.0])),
+            ("output_size", ints(&[5])),
+            ("align_corners", boolean(false)),
+            ("scale_factors", none()),
+        ],
+    );
+    assert_f32(got, &[1, 1, 5], &[2.0, 2.2, 3.0, 3.8, 4.0]);
+}
+
+/// A transposed convolution by its definition: every input element scatters its kernel,
+/// scaled, to `i * stride - padding + k * dilation` (the output length includes
+/// `output_padding`).
+#[allow(clippy::too_many_arguments)]
+fn conv_transpose_1d_reference(
+    x: &[f32],
+    (n, c_in, len): (usize, usize, usize),
+    w: &[f32],
+    (c_out_per_group, k): (usize, usize),
+    bias: &[f32],
+    (stride, padding, output_padding, dilation, groups): (usize, usize, usize, usize, usize),
+) -> (Vec<i64>, Vec<f32>) {
+    let c_out = c_out_per_group * groups;
+    let out_len = (len - 1) * stride + dilation * (k - 1) + output_padding + 1 - 2 * padding;
+    let mut y = vec![0.0; n * c_out * out_len];
+    for b in 0..n {
+        for co in 0..c_out {
+            for o in 0..out_len {
+                y[(b * c_out + co) * out_len + o] = bias[co];
+            }
+        }
+        for ci in 0..c_in {
+            let g = ci / (c_in / groups);
+            for j in 0..c_out_per_group {
+                let co = g * c_out_per_group + j;
+                for i in 0..len {
+                    for t in 0..k {
+                        let pos = (i * stride + t * dilation) as i64 - padding as i64;
+                        if (0..out_len as i64).contains(&pos) {
+                            y[(b * c_out + co) * out_len + pos as usize] += x
+                                [(b * c_in + ci) * len + i]
+                                * w[(ci * c_out_per_group + j) * k + t];
+                        }
+                    }
+                }
+            }
+        }
+    }
+    (vec![n as i64, c_out as i64, out_len as i64], y)
+}
+
+#[test]
+fn transposed_convolutions_with_output_padding_groups_and_dilation() {
+    let x: Vec<f32> = (0..2 * 4 * 3).map(|i| (i as f32 * 0.37).sin()).collect();
+    let w: Vec<f32> = (0..4 * 6 * 2).map(|i| (i as f32 * 0.91).cos()).collect();
+    let bias: Vec<f32> = (0..6).map(|i| i as f32 * 0.1 - 0.2).collect();
+    for (stride, padding, output_padding, dilation, groups) in
+        // The last pads by more than the kernel spans: the convolution's padding is negative.
+        [
+            (2, 1, 1, 2, 2),
+            (3, 0, 2, 1, 1),
+            (1, 1, 0, 1, 2),
+            (2, 2, 1, 1, 1),
+        ]
+    {
+        let c_out_per_group = 6 / groups;
+        let k = 2;
+        let w = &w[..4 * c_out_per_group * k];
+        let (shape, want) = conv_transpose_1d_reference(
+            &x,
+            (2, 4, 3),
+            w,
+            (c_out_per_group, k),
+            &bias,
+            (stride, padding, output_padding, dilation, groups),
+        );
+        let got = run(
+            "conv_transpose1d.default",
+            vec![
+                ("input", f32s(&[2, 4, 3], &x)),
+                ("weight", f32s(&[4, c_out_per_group as i64, k as i64], w)),
+                ("bias", f32s(&[6], &bias)),
+                ("stride", ints(&[stride as i64])),
+                ("padding", ints(&[padding as i64])),
+                ("output_padding", ints(&[output_padding as i64])),
+                ("groups", int(groups as i64)),
+                ("dilation", ints(&[dilation as i64])),
+            ],
+        );
+        assert_f32(got, &shape, &want);
+    }
+    // The ATen form: `convolution` with `transposed=True`, 2-D with one spatial dimension of
+    // size 1 (so the 1-D reference applies), stride and output_padding per dimension.
+    let (shape, want) = conv_transpose_1d_reference(
+        &x,
+        (2, 4, 3),
+        &w[..4 * 3 * 2],
+        (3, 2),
+        &bias,
+        (2, 0, 1, 1, 2),
+    );
+    let got = run(
+        "convolution.default",
+        vec![
+            ("input", f32s(&[2, 4, 1, 3], &x)),
+            ("weight", f32s(&[4, 3, 1, 2], &w[..4 * 3 * 2])),
+            ("bias", f32s(&[6], &bias)),
+            ("stride", ints(&[3, 2])),
+            ("padding", ints(&[0, 0])),
+            ("dilation", ints(&[1, 1])),
+            ("transposed", boolean(true)),
+            ("output_padding", ints(&[0, 1])),
+            ("groups", int(2)),
+        ],
+    );
+    assert_f32(got, &[shape[0], shape[1], 1, shape[2]], &want);
+}
+
+#[test]
+fn cumprod_and_mish() {
+    let got = run(
+        "cumprod.default",
+        vec![
+            ("self", f32s(&[2, 3], &[1.0, 2.0, 3.0, -1.0, 0.5, 4.0])),
+            ("dim", int(1)),
+        ],
+    );
+    assert_f32(got, &[2, 3], &[1.0, 2.0, 6.0, -1.0, -0.5, -2.0]);
+    let got = run(
+        "cumprod.default",
+        vec![("self", i64s(&[3], &[2, -3, 4])), ("dim", int(0))],
+    );
+    assert_eq!(got, T::I64(vec![3], vec![2, -6, -24]));
+    let xs = [-30.0f32, -1.0, 0.0, 1.0, 25.0];
+    let want: Vec<f32> = xs
+        .iter()
+        .map(|&v| {
+            let v = v as f64;
+            let softplus = if v > 20.0 { v } else { v.exp().ln_1p() };
+            (v * softplus.tanh()) as f32
+        })
+        .collect();
+    assert_f32(
+        run("mish.default", vec![("self", f32s(&[5], &xs))]),
+        &[5],
+        &want,
+    );
 }

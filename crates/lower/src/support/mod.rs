@@ -7,7 +7,10 @@ mod reduce;
 
 pub(crate) use contract::dot;
 pub(crate) use elementwise::{broadcast_operands, common_shape, materialize, result_type};
-pub(crate) use reduce::{broadcast_back, reduce, reduce_init, reduce_mean};
+pub(crate) use reduce::{
+    arg_extremum, broadcast_back, extremum_with_nan_body, nan_where, reduce, reduce_extremum,
+    reduce_init, reduce_mean, with_nan_flags,
+};
 
 use tpuc_ir::{
     BinaryOp, DenseElements, Dim, ElementType, ElementValue, FunctionBuilder, OpKind, TensorType,
