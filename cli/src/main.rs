@@ -1,10 +1,13 @@
 //! `tpuc`: the command-line front end. Parses arguments, calls the compiler crates and renders
 //! their results; no compiler logic lives here.
 
+mod cache;
+mod compile;
 mod inspect;
 mod lower;
 mod opt;
 mod run;
+mod targets;
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -37,6 +40,12 @@ enum Command {
     Lower(lower::Args),
     /// Parse, verify and reprint a StableHLO module (pretty or generic MLIR text).
     Opt(opt::Args),
+    /// Compile a program for TPU topologies or XLA:CPU into the compile cache.
+    Compile(compile::Args),
+    /// List the PJRT plugins found, their versions, and the targets they compile for.
+    Targets(targets::Args),
+    /// Inspect and maintain the compile cache.
+    Cache(cache::Args),
     /// Compile a program for XLA:CPU, run it on `.npy` inputs and write its outputs.
     Run(run::Args),
 }
@@ -57,6 +66,9 @@ fn main() -> ExitCode {
         } => inspect::run(&model, graph, format).map(|()| ExitCode::SUCCESS),
         Command::Lower(args) => lower::run(&args).map(|()| ExitCode::SUCCESS),
         Command::Run(args) => run::run(&args),
+        Command::Compile(args) => compile::run(&args),
+        Command::Targets(args) => targets::run(&args).map(|()| ExitCode::SUCCESS),
+        Command::Cache(args) => cache::run(&args),
         Command::Opt(args) => opt::run(&args).map(|()| ExitCode::SUCCESS),
     };
     match result {

@@ -9,6 +9,7 @@ use miette::{Result, miette};
 use tpuc_driver::{Comparison, Input, ResultSource, Runtime, Tolerance};
 use tpuc_npy::Array;
 
+use crate::cache::CacheArgs;
 use crate::lower::LoweringArgs;
 
 /// Exit code when the run succeeded but an output differs from its `--expect` file.
@@ -41,6 +42,8 @@ pub struct Args {
     plugin: Option<PathBuf>,
     #[command(flatten)]
     lowering: LoweringArgs,
+    #[command(flatten)]
+    cache: CacheArgs,
 }
 
 #[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -63,7 +66,25 @@ pub fn run(args: &Args) -> Result<ExitCode> {
         .collect::<Result<Vec<_>, _>>()?;
     let prepared = tpuc_driver::prepare(&args.model, &inputs, &args.lowering.options())?;
     let runtime = Runtime::cpu(args.plugin.as_deref())?;
-    let result = prepared.execute(&runtime)?;
+    let result = match args.cache.open() {
+        Ok(cache) => {
+            let run = tpuc_driver::run_cached(&prepared, &runtime, &cache)?;
+            for warning in &run.warnings {
+                eprintln!("warning: {warning}");
+            }
+            let how = if run.hit {
+                "loaded from"
+            } else {
+                "compiled into"
+            };
+            eprintln!("executable {how} the cache: {}", run.key);
+            run.output
+        }
+        Err(error) => {
+            eprintln!("warning: {error}; compiling without the cache");
+            prepared.execute(&runtime)?
+        }
+    };
     if expected.len() > result.outputs.len() {
         return Err(miette!(
             help = "pass at most one --expect file per output, in output order",

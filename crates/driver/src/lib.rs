@@ -11,6 +11,7 @@
 //! ```
 
 mod compare;
+pub mod compile;
 mod emit;
 mod error;
 mod files;
@@ -21,6 +22,7 @@ mod runtime;
 mod tensor;
 
 pub use compare::{Comparison, Tolerance, compare};
+pub use compile::{CachedRun, CompileReport, Compiled, PluginPaths, Target, compile, run_cached};
 pub use emit::{Emit, fx_graph};
 pub use error::{DriverError, InputMismatch, Result};
 pub use files::write_atomically;

@@ -10,7 +10,7 @@ use tpuc_pt2::{Archive, DType, Dim};
 
 use crate::error::{DriverError, InputMismatch, Result};
 use crate::lower::Lowered;
-use crate::runtime::Runtime;
+use crate::runtime::{Executable, Runtime};
 use crate::tensor::{self, HostTensor, npy_dtype_for_input};
 
 /// A user input: an array and where it came from (for messages).
@@ -93,6 +93,11 @@ impl Prepared {
     /// inputs, and executes it once.
     pub fn execute(&self, runtime: &Runtime) -> Result<RunOutput> {
         let executable = runtime.compile_module(&self.lowered.program.module)?;
+        self.execute_with(&executable)
+    }
+
+    /// Executes an executable compiled from this program's module (e.g. one from the cache).
+    pub fn execute_with(&self, executable: &Executable) -> Result<RunOutput> {
         let results = executable.execute(&self.arguments()?)?;
         split_results(&self.lowered, results)
     }

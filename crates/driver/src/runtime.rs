@@ -47,9 +47,30 @@ impl Runtime {
     pub fn compile_module(&self, module: &tpuc_ir::Module) -> Result<Executable> {
         self.compile(&tpuc_ir::print::generic(module, &Default::default()))
     }
+
+    /// Loads an executable serialized by the same plugin (`PJRT_Executable_DeserializeAndLoad`).
+    pub fn deserialize(&self, bytes: &[u8]) -> Result<Executable> {
+        let loaded = self
+            .client
+            .deserialize(bytes)
+            .map_err(DriverError::pjrt("loading a cached executable"))?;
+        Ok(Executable { loaded })
+    }
+
+    /// The plugin library the runtime's client belongs to.
+    pub fn plugin_path(&self) -> &Path {
+        self.client.plugin().path()
+    }
 }
 
 impl Executable {
+    /// The executable's serialized form, which [`Runtime::deserialize`] loads again.
+    pub fn serialize(&self) -> Result<Vec<u8>> {
+        self.loaded
+            .serialize()
+            .map_err(DriverError::pjrt("serializing the executable"))
+    }
+
     /// Copies `arguments` to the device (borrowed bytes straight from where they lie), runs
     /// the program once and copies every result back.
     pub fn execute(&self, arguments: &[HostTensor<'_>]) -> Result<Vec<HostTensor<'static>>> {

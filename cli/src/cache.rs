@@ -1,0 +1,218 @@
+//! `tpuc cache`: list, show, verify, evict and remove compiled executables.
+
+use std::path::PathBuf;
+
+use clap::Subcommand;
+use miette::{IntoDiagnostic, Result};
+use tpuc_cache::{Cache, EntryInfo, Key, Mode};
+
+use crate::Format;
+
+/// Where the cache is and whether it may be written; shared by every command that uses it.
+#[derive(clap::Args, Clone)]
+pub struct CacheArgs {
+    /// The cache directory (else $TPUC_CACHE_DIR, else $XDG_CACHE_HOME/tpuc, else
+    /// ~/.cache/tpuc).
+    #[arg(long, value_name = "DIR", global = true)]
+    pub cache_dir: Option<PathBuf>,
+    /// Use the cache without writing to it (also: TPUC_CACHE_READ_ONLY=1).
+    #[arg(long, global = true)]
+    pub cache_read_only: bool,
+}
+
+impl CacheArgs {
+    pub fn open(&self) -> Result<Cache> {
+        let mode = if self.cache_read_only {
+            Mode::ReadOnly
+        } else {
+            Mode::ReadWrite
+        };
+        Ok(match &self.cache_dir {
+            Some(dir) => {
+                let read_only = std::env::var("TPUC_CACHE_READ_ONLY").is_ok_and(|v| v == "1");
+                Cache::open(dir, if read_only { Mode::ReadOnly } else { mode })
+            }
+            None => Cache::open_default(mode)?,
+        })
+    }
+}
+
+#[derive(clap::Args)]
+pub struct Args {
+    #[command(subcommand)]
+    command: CacheCommand,
+    #[command(flatten)]
+    cache: CacheArgs,
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = Format::Text, global = true)]
+    format: Format,
+}
+
+#[derive(Subcommand)]
+enum CacheCommand {
+    /// List the entries, most recently used first.
+    Ls,
+    /// Print an entry's manifest.
+    Show {
+        /// The entry's key (64 hex digits).
+        key: Key,
+    },
+    /// Check every entry's manifest and payload digest; quarantine the bad ones.
+    Verify,
+    /// Evict least recently used entries until the cache fits in a size; delete debris.
+    Gc {
+        /// The size cap, e.g. 20G, 512M (powers of 1024).
+        #[arg(long, value_name = "SIZE", value_parser = parse_size)]
+        max_size: u64,
+    },
+    /// Count entries and bytes.
+    Stats,
+    /// Remove one entry.
+    Rm {
+        /// The entry's key (64 hex digits).
+        key: Key,
+    },
+}
+
+fn parse_size(text: &str) -> Result<u64, String> {
+    tpuc_cache::parse_size(text).map_err(|error| error.to_string())
+}
+
+pub fn run(args: &Args) -> Result<std::process::ExitCode> {
+    let cache = args.cache.open()?;
+    let json = args.format == Format::Json;
+    match &args.command {
+        CacheCommand::Ls => {
+            let entries = cache.list();
+            if json {
+                let rows: Vec<_> = entries.iter().map(summary).collect();
+                print_json(&serde_json::json!({ "root": cache.root(), "entries": rows }))?;
+            } else {
+                println!("{} entries in {}", entries.len(), cache.root().display());
+                for entry in &entries {
+                    let target = entry.manifest.as_ref().map_or("?", |m| m.target.as_str());
+                    println!(
+                        "{}  {:<14} {:>10}  last used {}",
+                        entry.key,
+                        target,
+                        human_size(entry.size),
+                        entry.last_used_unix
+                    );
+                }
+            }
+        }
+        CacheCommand::Show { key } => {
+            let entry = cache.show(key)?;
+            if json {
+                print_json(&serde_json::json!({
+                    "key": entry.key,
+                    "path": entry.path,
+                    "size": entry.size,
+                    "last_used_unix": entry.last_used_unix,
+                    "manifest": entry.manifest,
+                }))?;
+            } else {
+                println!("path       {}", entry.path.display());
+                println!("size       {}", human_size(entry.size));
+                println!("last used  {} (unix seconds)", entry.last_used_unix);
+                match &entry.manifest {
+                    Some(manifest) => println!(
+                        "{}",
+                        serde_json::to_string_pretty(manifest).into_diagnostic()?
+                    ),
+                    None => println!("manifest   unreadable (run `tpuc cache verify`)"),
+                }
+            }
+        }
+        CacheCommand::Verify => {
+            let report = cache.verify();
+            if json {
+                print_json(&serde_json::to_value(&report).into_diagnostic()?)?;
+            } else {
+                println!("{} entries verified", report.ok);
+                for (key, reason) in &report.corrupt {
+                    println!("corrupt {key}: {reason}");
+                }
+            }
+            if !report.corrupt.is_empty() {
+                return Ok(std::process::ExitCode::from(crate::compile::CACHE_CORRUPT));
+            }
+        }
+        CacheCommand::Gc { max_size } => {
+            let report = cache.gc(*max_size)?;
+            if json {
+                print_json(&serde_json::to_value(&report).into_diagnostic()?)?;
+            } else {
+                println!(
+                    "removed {} entries ({}), kept {} ({}), deleted {} left-overs",
+                    report.removed_entries,
+                    human_size(report.removed_bytes),
+                    report.kept_entries,
+                    human_size(report.kept_bytes),
+                    report.removed_debris
+                );
+            }
+        }
+        CacheCommand::Stats => {
+            let stats = cache.stats();
+            if json {
+                print_json(&serde_json::to_value(&stats).into_diagnostic()?)?;
+            } else {
+                println!("root          {}", stats.root.display());
+                println!(
+                    "entries       {} ({})",
+                    stats.entries,
+                    human_size(stats.entry_bytes)
+                );
+                println!(
+                    "modules       {} ({})",
+                    stats.modules,
+                    human_size(stats.module_bytes)
+                );
+                println!("front-end keys {}", stats.frontend_keys);
+                println!("quarantined   {}", stats.quarantined);
+                println!("temporary     {}", stats.temporary);
+            }
+        }
+        CacheCommand::Rm { key } => {
+            cache.remove(key)?;
+            if json {
+                print_json(&serde_json::json!({ "removed": key }))?;
+            } else {
+                println!("removed {key}");
+            }
+        }
+    }
+    Ok(std::process::ExitCode::SUCCESS)
+}
+
+fn summary(entry: &EntryInfo) -> serde_json::Value {
+    serde_json::json!({
+        "key": entry.key,
+        "target": entry.manifest.as_ref().map(|m| m.target.clone()),
+        "path": entry.path,
+        "size": entry.size,
+        "last_used_unix": entry.last_used_unix,
+    })
+}
+
+pub fn print_json(value: &serde_json::Value) -> Result<()> {
+    println!("{}", serde_json::to_string_pretty(value).into_diagnostic()?);
+    Ok(())
+}
+
+/// `76.5 KB`, `1.2 GB` (powers of 1024).
+pub fn human_size(bytes: u64) -> String {
+    const UNITS: [&str; 5] = ["B", "KB", "MB", "GB", "TB"];
+    let mut value = bytes as f64;
+    let mut unit = 0;
+    while value >= 1024.0 && unit + 1 < UNITS.len() {
+        value /= 1024.0;
+        unit += 1;
+    }
+    if unit == 0 {
+        format!("{bytes} B")
+    } else {
+        format!("{value:.1} {}", UNITS[unit])
+    }
+}

@@ -1,0 +1,92 @@
+//! SHA-256 digests and their lowercase hex form.
+
+use std::fmt;
+use std::str::FromStr;
+
+use sha2::{Digest as _, Sha256};
+
+/// A SHA-256 digest.
+#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Digest(pub [u8; 32]);
+
+/// The SHA-256 of `bytes`.
+pub fn sha256(bytes: &[u8]) -> Digest {
+    Digest(Sha256::digest(bytes).into())
+}
+
+impl Digest {
+    /// 64 lowercase hex digits.
+    pub fn hex(&self) -> String {
+        let mut text = String::with_capacity(64);
+        for byte in self.0 {
+            text.push(char::from(HEX[usize::from(byte >> 4)]));
+            text.push(char::from(HEX[usize::from(byte & 15)]));
+        }
+        text
+    }
+}
+
+const HEX: &[u8; 16] = b"0123456789abcdef";
+
+impl fmt::Display for Digest {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.hex())
+    }
+}
+
+impl fmt::Debug for Digest {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "Digest({})", self.hex())
+    }
+}
+
+impl FromStr for Digest {
+    type Err = String;
+
+    /// 64 lowercase hex digits.
+    fn from_str(text: &str) -> Result<Digest, String> {
+        let bytes = text.as_bytes();
+        if bytes.len() != 64 {
+            return Err(format!("`{text}` is not 64 hex digits"));
+        }
+        let nibble = |c: u8| HEX.iter().position(|&h| h == c).map(|n| n as u8);
+        let mut digest = [0; 32];
+        for (i, pair) in bytes.chunks(2).enumerate() {
+            match (nibble(pair[0]), nibble(pair[1])) {
+                (Some(high), Some(low)) => digest[i] = high << 4 | low,
+                _ => return Err(format!("`{text}` is not lowercase hex")),
+            }
+        }
+        Ok(Digest(digest))
+    }
+}
+
+impl serde::Serialize for Digest {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.serialize_str(&self.hex())
+    }
+}
+
+impl<'de> serde::Deserialize<'de> for Digest {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Digest, D::Error> {
+        let text = String::deserialize(deserializer)?;
+        text.parse().map_err(serde::de::Error::custom)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn known_digest_round_trips() {
+        let digest = sha256(b"abc");
+        assert_eq!(
+            digest.hex(),
+            "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"
+        );
+        assert_eq!(digest.hex().parse::<Digest>(), Ok(digest));
+        assert!("BA78".parse::<Digest>().is_err());
+        assert!("g".repeat(64).parse::<Digest>().is_err());
+    }
+}

@@ -1,0 +1,66 @@
+//! The cache's diagnostics.
+
+use std::path::PathBuf;
+
+/// What can go wrong using the cache.
+#[derive(Debug, thiserror::Error, miette::Diagnostic)]
+#[non_exhaustive]
+pub enum CacheError {
+    /// A file system operation on the cache failed.
+    #[error("cache: cannot {action} {}: {source}", path.display())]
+    #[diagnostic(
+        code(tpuc::cache::io),
+        help("check that the cache directory is writable and has free space, or pass --cache-dir")
+    )]
+    Io {
+        action: &'static str,
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+
+    /// No cache directory could be chosen.
+    #[error("no cache directory: none of TPUC_CACHE_DIR, XDG_CACHE_HOME and HOME is set")]
+    #[diagnostic(
+        code(tpuc::cache::no_dir),
+        help("pass --cache-dir DIR or set TPUC_CACHE_DIR")
+    )]
+    NoDirectory,
+
+    /// The cache was opened read-only and something had to be written.
+    #[error("the cache at {} is read-only", path.display())]
+    #[diagnostic(code(tpuc::cache::read_only))]
+    ReadOnly { path: PathBuf },
+
+    /// A key given by the user is malformed or names no entry.
+    #[error("{0}")]
+    #[diagnostic(
+        code(tpuc::cache::key),
+        help("keys are the 64 hex digits `tpuc compile` and `tpuc cache ls` print")
+    )]
+    BadKey(String),
+
+    /// A size such as `20G` could not be parsed.
+    #[error("`{0}` is not a size")]
+    #[diagnostic(
+        code(tpuc::cache::size),
+        help("write a byte count with an optional K, M, G or T suffix, e.g. 20G")
+    )]
+    BadSize(String),
+}
+
+impl CacheError {
+    pub(crate) fn io(
+        action: &'static str,
+        path: impl Into<PathBuf>,
+    ) -> impl FnOnce(std::io::Error) -> CacheError {
+        let path = path.into();
+        move |source| CacheError::Io {
+            action,
+            path,
+            source,
+        }
+    }
+}
+
+pub type Result<T, E = CacheError> = std::result::Result<T, E>;

@@ -1,0 +1,95 @@
+//! What is stored next to each executable, and the lowered-module record of a front-end key.
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+
+use crate::digest::Digest;
+use crate::key::{Key, KeyParts};
+
+/// The `format` of every manifest this version writes.
+pub const MANIFEST_FORMAT: &str = "tpuc-cache-entry/1";
+
+/// An entry's `manifest.json`. Immutable once written; the entry's last use is the
+/// modification time of this file.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Manifest {
+    /// [`MANIFEST_FORMAT`].
+    pub format: String,
+    pub key: Key,
+    /// Everything the key was derived from.
+    pub key_parts: KeyParts,
+    /// The target as the user wrote it, e.g. `tpu:v5e:2x2`.
+    pub target: String,
+    pub plugin: PluginInfo,
+    pub payload: Payload,
+    /// How `main`'s arguments and results map to the program.
+    pub signature: Signature,
+    /// Symbol values the module was specialised to.
+    pub dims: BTreeMap<String, i64>,
+    /// Seconds the plugin took to compile.
+    pub compile_seconds: f64,
+    /// Seconds since the Unix epoch.
+    pub created_unix: u64,
+}
+
+/// The plugin that compiled an entry.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct PluginInfo {
+    /// The library's file name (no directory).
+    pub file: String,
+    /// `stablehlo_current_version` and the other plugin attributes worth showing.
+    pub attributes: BTreeMap<String, String>,
+}
+
+/// The executable file.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Payload {
+    /// File name inside the entry directory.
+    pub file: String,
+    pub sha256: Digest,
+    pub size: u64,
+}
+
+/// The arguments and results of `main`.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Signature {
+    pub arguments: Vec<Binding>,
+    pub results: Vec<Binding>,
+}
+
+/// One argument or result of `main`: what it is, its torch dtype and static shape.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Binding {
+    /// Arguments: `parameter`, `buffer`, `constant` (weights, bound by `name` from the
+    /// archive) or `input` (user input `index`). Results: `output` (user output `index`),
+    /// `buffer_mutation` or `input_mutation` (new value of `name`).
+    pub kind: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub index: Option<usize>,
+    /// torch's dtype name, e.g. `float32`, `bfloat16`.
+    pub dtype: String,
+    pub shape: Vec<i64>,
+}
+
+/// The lowered module of a program: stored once, shared by every target's entry.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ModuleRecord {
+    /// The canonical module text (generic form, no locations); its SHA-256 names the record.
+    pub text: String,
+    pub signature: Signature,
+    pub dims: BTreeMap<String, i64>,
+}
+
+impl Payload {
+    /// The payload record of an executable's bytes, stored as `executable`.
+    pub fn of(bytes: &[u8]) -> Payload {
+        Payload {
+            file: crate::store::PAYLOAD_FILE.to_owned(),
+            sha256: crate::digest::sha256(bytes),
+            size: bytes.len() as u64,
+        }
+    }
+}

@@ -1,0 +1,200 @@
+//! The store through its public API: hits, first writer wins, verification, quarantine,
+//! read-only use and LRU eviction.
+
+use std::collections::BTreeMap;
+use std::fs;
+use std::path::Path;
+use std::time::{Duration, SystemTime};
+
+use tpuc_cache::{
+    Cache, Key, KeyParts, Lookup, MANIFEST_FORMAT, Manifest, Mode, Payload, PluginInfo, Signature,
+    TargetId, sha256,
+};
+
+fn manifest(module: &str, payload: &[u8]) -> Manifest {
+    let key_parts = KeyParts {
+        module_sha256: sha256(module.as_bytes()),
+        compile_options: "1a0420012801".into(),
+        target: TargetId {
+            platform: "cpu".into(),
+            platform_version: "cpu".into(),
+            pjrt_api_version: "0.115".into(),
+            plugin_sha256: sha256(b"plugin"),
+            topology: "cpu:1".into(),
+        },
+        tpuc_version: "0.1.0".into(),
+        env: BTreeMap::from([("XLA_FLAGS".to_owned(), None)]),
+    };
+    Manifest {
+        format: MANIFEST_FORMAT.into(),
+        key: key_parts.key(),
+        key_parts,
+        target: "cpu".into(),
+        plugin: PluginInfo {
+            file: "plugin.so".into(),
+            attributes: BTreeMap::new(),
+        },
+        payload: Payload::of(payload),
+        signature: Signature::default(),
+        dims: BTreeMap::new(),
+        compile_seconds: 0.5,
+        created_unix: 1,
+    }
+}
+
+fn hit(cache: &Cache, key: &Key) -> Vec<u8> {
+    match cache.lookup(key).unwrap() {
+        Lookup::Hit(hit) => hit.payload,
+        other => panic!("expected a hit, got {other:?}"),
+    }
+}
+
+#[test]
+fn an_inserted_entry_is_found_and_the_first_writer_wins() {
+    let dir = tempfile::tempdir().unwrap();
+    let cache = Cache::open(dir.path(), Mode::ReadWrite);
+    let first = manifest("m", b"first executable");
+    assert!(matches!(cache.lookup(&first.key).unwrap(), Lookup::Miss));
+    let stored = cache.insert(&first, b"first executable").unwrap();
+    assert!(!stored.already_present);
+    assert_eq!(stored.path, cache.entry_path(&first.key));
+    // A second writer of the same key keeps the first entry.
+    let mut second = manifest("m", b"second");
+    second.payload = Payload::of(b"second");
+    let again = cache.insert(&second, b"second").unwrap();
+    assert!(again.already_present);
+    assert_eq!(hit(&cache, &first.key), b"first executable");
+    assert_eq!(fs::read_dir(dir.path().join("v1/tmp")).unwrap().count(), 0);
+}
+
+#[test]
+fn corrupt_entries_are_detected_quarantined_and_then_missing() {
+    type Damage = fn(&Path);
+    let damages: [(&str, Damage); 5] = [
+        ("bit flip in the payload", |entry| {
+            let path = entry.join("executable");
+            let mut bytes = fs::read(&path).unwrap();
+            bytes[3] ^= 0x10;
+            fs::write(path, bytes).unwrap();
+        }),
+        ("truncated payload", |entry| {
+            let path = entry.join("executable");
+            let bytes = fs::read(&path).unwrap();
+            fs::write(path, &bytes[..bytes.len() - 1]).unwrap();
+        }),
+        ("truncated manifest", |entry| {
+            let path = entry.join("manifest.json");
+            let bytes = fs::read(&path).unwrap();
+            fs::write(path, &bytes[..bytes.len() / 2]).unwrap();
+        }),
+        ("bit flip in the manifest's key parts", |entry| {
+            let path = entry.join("manifest.json");
+            let text = fs::read_to_string(&path).unwrap();
+            fs::write(path, text.replace("\"cpu:1\"", "\"cpu:2\"")).unwrap();
+        }),
+        ("missing payload", |entry| {
+            fs::remove_file(entry.join("executable")).unwrap()
+        }),
+    ];
+    for (what, damage) in damages {
+        let dir = tempfile::tempdir().unwrap();
+        let cache = Cache::open(dir.path(), Mode::ReadWrite);
+        let entry = manifest("m", b"an executable of some length");
+        cache
+            .insert(&entry, b"an executable of some length")
+            .unwrap();
+        damage(&cache.entry_path(&entry.key));
+
+        // A read-only consumer reports it and leaves it in place.
+        let reader = Cache::open(dir.path(), Mode::ReadOnly);
+        assert!(
+            matches!(reader.lookup(&entry.key).unwrap(), Lookup::Corrupt { .. }),
+            "{what}"
+        );
+        assert!(cache.entry_path(&entry.key).exists(), "{what}");
+
+        let Lookup::Corrupt { path, reason } = cache.lookup(&entry.key).unwrap() else {
+            panic!("{what}: not detected");
+        };
+        assert!(
+            path.starts_with(dir.path().join("v1/quarantine")),
+            "{what}: {reason}"
+        );
+        assert!(
+            matches!(cache.lookup(&entry.key).unwrap(), Lookup::Miss),
+            "{what}"
+        );
+        // Recompiling stores a good entry again.
+        cache
+            .insert(&entry, b"an executable of some length")
+            .unwrap();
+        assert_eq!(
+            hit(&cache, &entry.key),
+            b"an executable of some length",
+            "{what}"
+        );
+    }
+}
+
+#[test]
+fn read_only_caches_are_never_written() {
+    let dir = tempfile::tempdir().unwrap();
+    let cache = Cache::open(dir.path(), Mode::ReadOnly);
+    let entry = manifest("m", b"x");
+    let error = cache.insert(&entry, b"x").unwrap_err();
+    assert!(error.to_string().contains("read-only"), "{error}");
+    assert!(cache.gc(0).is_err() && cache.remove(&entry.key).is_err());
+    assert_eq!(fs::read_dir(dir.path()).unwrap().count(), 0);
+}
+
+#[test]
+fn an_unusable_directory_fails_with_the_path_in_the_message() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("not-a-directory");
+    fs::write(&file, b"").unwrap();
+    let cache = Cache::open(&file, Mode::ReadWrite);
+    let entry = manifest("m", b"x");
+    let error = cache.insert(&entry, b"x").unwrap_err().to_string();
+    assert!(error.contains("not-a-directory"), "{error}");
+    assert!(matches!(
+        cache.lookup(&entry.key),
+        Ok(Lookup::Miss) | Err(_)
+    ));
+}
+
+#[test]
+fn gc_evicts_the_least_recently_used_entries_first() {
+    let dir = tempfile::tempdir().unwrap();
+    let cache = Cache::open(dir.path(), Mode::ReadWrite);
+    let payload = vec![7u8; 10_000];
+    let entries: Vec<Manifest> = ["a", "b", "c"]
+        .iter()
+        .map(|m| manifest(m, &payload))
+        .collect();
+    let now = SystemTime::now();
+    for (age, entry) in [300, 100, 200].into_iter().zip(&entries) {
+        cache.insert(entry, &payload).unwrap();
+        let manifest = fs::File::open(cache.entry_path(&entry.key).join("manifest.json")).unwrap();
+        manifest
+            .set_modified(now - Duration::from_secs(age))
+            .unwrap();
+    }
+    // "b" is the most recently used, then "c"; a lookup makes "a" the newest.
+    hit(&cache, &entries[0].key);
+    let one_entry = cache.list()[0].size;
+    let report = cache.gc(one_entry * 2).unwrap();
+    assert_eq!((report.removed_entries, report.kept_entries), (1, 2));
+    let kept: Vec<Key> = cache.list().iter().map(|e| e.key).collect();
+    assert_eq!(kept, [entries[0].key, entries[1].key]);
+    assert_eq!(cache.verify().ok, 2);
+    cache.gc(0).unwrap();
+    assert!(cache.list().is_empty());
+}
+
+#[test]
+fn sizes_parse() {
+    assert_eq!(tpuc_cache::parse_size("20G").unwrap(), 20 << 30);
+    assert_eq!(tpuc_cache::parse_size("1.5k").unwrap(), 1536);
+    assert_eq!(tpuc_cache::parse_size("100").unwrap(), 100);
+    assert!(tpuc_cache::parse_size("20Q").is_err() && tpuc_cache::parse_size("-1G").is_err());
+}

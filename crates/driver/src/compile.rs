@@ -1,0 +1,743 @@
+//! `tpuc compile`: lower a program once, compile it for each target through its PJRT plugin,
+//! and keep the executables in the content-addressed cache.
+//!
+//! A warm compile opens the archive (the program JSON only: weight bytes stay unread), derives
+//! the front-end key, finds the lowered module's record and each target's entry, and returns;
+//! neither lowering nor the plugins run.
+
+use std::collections::BTreeMap;
+use std::fmt;
+use std::path::{Path, PathBuf};
+use std::str::FromStr;
+use std::time::{Instant, SystemTime, UNIX_EPOCH};
+
+use serde::{Deserialize, Serialize};
+use tpuc_cache::{
+    Binding, Cache, Digest, FrontendParts, Key, KeyParts, Lookup, Manifest, ModuleRecord, Payload,
+    PluginInfo, Signature, TargetId, knobs, sha256,
+};
+use tpuc_lower::{ArgumentSource, LowerOptions, ResultSource};
+use tpuc_pjrt::{CompileOptions, Plugin, PluginKind, Program, Value};
+use tpuc_pt2::Archive;
+
+use crate::error::{DriverError, Result};
+use crate::run::{Prepared, RunOutput};
+use crate::runtime::Runtime;
+
+/// TPU generations libtpu compiles for, with a topology name of each that it accepts.
+pub const TPU_TOPOLOGIES: &[(&str, &str)] = &[
+    ("v4", "v4:2x2x1"),
+    ("v5e", "v5e:2x2"),
+    ("v5p", "v5p:2x2x1"),
+    ("v6e", "v6e:2x2"),
+];
+
+/// Where to compile for.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum Target {
+    /// A TPU topology such as `v5e:2x2`, compiled ahead of time by libtpu.
+    Tpu { topology: String },
+    /// XLA:CPU with this many devices.
+    Cpu { devices: usize },
+}
+
+impl FromStr for Target {
+    type Err = String;
+
+    /// `tpu:<topology>`, `cpu` or `cpu:<devices>`.
+    fn from_str(text: &str) -> Result<Target, String> {
+        let families: Vec<&str> = TPU_TOPOLOGIES.iter().map(|(family, _)| *family).collect();
+        let help = format!(
+            "targets are tpu:<topology> (generations {}, e.g. tpu:v5e:2x2), cpu or cpu:<devices>",
+            families.join(", ")
+        );
+        match text.split_once(':') {
+            None if text == "cpu" => Ok(Target::Cpu { devices: 1 }),
+            Some(("cpu", count)) => match count.parse() {
+                Ok(devices) if devices > 0 => Ok(Target::Cpu { devices }),
+                _ => Err(format!("`{count}` is not a device count; {help}")),
+            },
+            Some(("tpu", topology)) => {
+                let family = topology.split(':').next().unwrap_or_default();
+                let shape = topology.split_once(':').map(|(_, shape)| shape);
+                let shape_ok = shape.is_some_and(|shape| {
+                    !shape.is_empty()
+                        && shape
+                            .split('x')
+                            .all(|n| n.parse::<u32>().is_ok_and(|n| n > 0))
+                });
+                if families.contains(&family) && shape_ok {
+                    Ok(Target::Tpu {
+                        topology: topology.to_owned(),
+                    })
+                } else {
+                    Err(format!("`{topology}` is not a TPU topology; {help}"))
+                }
+            }
+            _ => Err(format!("unknown target `{text}`; {help}")),
+        }
+    }
+}
+
+impl fmt::Display for Target {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Target::Tpu { topology } => write!(f, "tpu:{topology}"),
+            Target::Cpu { devices: 1 } => f.write_str("cpu"),
+            Target::Cpu { devices } => write!(f, "cpu:{devices}"),
+        }
+    }
+}
+
+impl Target {
+    pub fn plugin_kind(&self) -> PluginKind {
+        match self {
+            Target::Tpu { .. } => PluginKind::Tpu,
+            Target::Cpu { .. } => PluginKind::Cpu,
+        }
+    }
+
+    /// The topology as it enters the key: `v5e:2x2`, `cpu:1`.
+    fn topology(&self) -> String {
+        match self {
+            Target::Tpu { topology } => topology.clone(),
+            Target::Cpu { devices } => format!("cpu:{devices}"),
+        }
+    }
+}
+
+/// Explicit plugin libraries; `None`: the environment, then the plugin directory.
+#[derive(Clone, Debug, Default)]
+pub struct PluginPaths {
+    pub cpu: Option<PathBuf>,
+    pub tpu: Option<PathBuf>,
+}
+
+impl PluginPaths {
+    fn locate(&self, kind: PluginKind) -> Result<PathBuf> {
+        let explicit = match kind {
+            PluginKind::Cpu => self.cpu.as_deref(),
+            PluginKind::Tpu => self.tpu.as_deref(),
+        };
+        tpuc_pjrt::locate(kind, explicit).map_err(DriverError::pjrt("finding the PJRT plugin"))
+    }
+}
+
+/// One target's executable.
+#[derive(Debug)]
+pub struct Compiled {
+    pub target: Target,
+    pub key: Key,
+    /// Found in the cache (no plugin ran).
+    pub hit: bool,
+    /// The entry's directory, if the executable is in the cache.
+    pub entry: Option<PathBuf>,
+    pub manifest: Manifest,
+    /// The serialized executable.
+    pub executable: Vec<u8>,
+    /// Time spent on this target: the lookup, and the compile on a miss.
+    pub seconds: f64,
+}
+
+/// What [`compile`] did.
+#[derive(Debug)]
+pub struct CompileReport {
+    /// The lowered module came from the cache (the program was not lowered).
+    pub frontend_hit: bool,
+    pub frontend_key: Key,
+    pub module_sha256: Digest,
+    pub compiled: Vec<Compiled>,
+    /// Problems that did not stop the compile: an unusable cache, unknown XLA variables.
+    pub warnings: Vec<String>,
+}
+
+/// Lowers `model` (unless the cache knows its module) and compiles it for each target,
+/// storing new executables in `cache`. Cache failures become warnings: the executables are
+/// returned regardless.
+pub fn compile(
+    model: &Path,
+    targets: &[Target],
+    options: &LowerOptions,
+    plugins: &PluginPaths,
+    cache: &Cache,
+) -> Result<CompileReport> {
+    let mut warnings = Vec::new();
+    let archive = Archive::open(model)?;
+    let frontend_key = frontend_parts(&archive, options)?.key();
+    let cached = cache.frontend(&frontend_key).unwrap_or_else(|error| {
+        warnings.push(format!("{error}; lowering the program again"));
+        None
+    });
+    let frontend_hit = cached.is_some();
+    let (module_sha256, module) = match cached {
+        Some(found) => found,
+        None => {
+            let lowered = tpuc_lower::lower(&archive, options)?;
+            let record = module_record(&lowered);
+            let digest = sha256(record.text.as_bytes());
+            if let Err(error) = cache.insert_module(&frontend_key, &record) {
+                warnings.push(not_stored(&error));
+            }
+            (digest, record)
+        }
+    };
+    drop(archive);
+
+    let (env, unknown) = knobs::current();
+    warn_unknown(unknown, &mut warnings);
+    let mut compiled = Vec::new();
+    for target in targets {
+        let started = Instant::now();
+        let plugin = plugins.locate(target.plugin_kind())?;
+        let identity = plugin_identity(&plugin, target, cache, &mut warnings)?;
+        let compile_options = CompileOptions::new();
+        let parts = key_parts(module_sha256, &compile_options, &identity, target, &env);
+        let key = parts.key();
+        match cache.lookup(&key) {
+            Ok(Lookup::Hit(hit)) => {
+                compiled.push(Compiled {
+                    target: target.clone(),
+                    key,
+                    hit: true,
+                    entry: Some(hit.path),
+                    manifest: hit.manifest,
+                    executable: hit.payload,
+                    seconds: started.elapsed().as_secs_f64(),
+                });
+                continue;
+            }
+            miss => warn_miss(miss, &key, &mut warnings),
+        }
+        let compile_started = Instant::now();
+        let executable = compile_module(&plugin, target, &module.text, &compile_options)?;
+        let compile_seconds = compile_started.elapsed().as_secs_f64();
+        let (manifest, entry) = store(
+            cache,
+            parts,
+            target,
+            &identity,
+            &plugin,
+            &module,
+            &executable,
+            compile_seconds,
+            &mut warnings,
+        );
+        compiled.push(Compiled {
+            target: target.clone(),
+            key,
+            hit: false,
+            entry,
+            manifest,
+            executable,
+            seconds: started.elapsed().as_secs_f64(),
+        });
+    }
+    Ok(CompileReport {
+        frontend_hit,
+        frontend_key,
+        module_sha256,
+        compiled,
+        warnings,
+    })
+}
+
+/// The compile key's parts for a module, target and environment.
+fn key_parts(
+    module_sha256: Digest,
+    options: &CompileOptions,
+    identity: &PluginIdentity,
+    target: &Target,
+    env: &BTreeMap<String, Option<String>>,
+) -> KeyParts {
+    KeyParts {
+        module_sha256,
+        compile_options: hex(&options.encode()),
+        target: identity.target_id(target),
+        tpuc_version: tpuc_cache::TPUC_VERSION.to_owned(),
+        env: env.clone(),
+    }
+}
+
+/// Records why a lookup did not hit, unless it simply missed.
+fn warn_miss(lookup: tpuc_cache::Result<Lookup>, key: &Key, warnings: &mut Vec<String>) {
+    match lookup {
+        Ok(Lookup::Corrupt { path, reason }) => warnings.push(format!(
+            "the cache entry {key} is corrupt ({reason}); it was moved to {} and is compiled \
+             again",
+            path.display()
+        )),
+        Err(error) => warnings.push(format!("{error}; compiling without the cache")),
+        Ok(Lookup::Miss | Lookup::Hit(_)) => {}
+    }
+}
+
+/// Stores a new executable; its manifest, and its entry unless the cache refused it.
+#[allow(clippy::too_many_arguments)]
+fn store(
+    cache: &Cache,
+    parts: KeyParts,
+    target: &Target,
+    identity: &PluginIdentity,
+    plugin: &Path,
+    module: &ModuleRecord,
+    executable: &[u8],
+    compile_seconds: f64,
+    warnings: &mut Vec<String>,
+) -> (Manifest, Option<PathBuf>) {
+    let manifest = Manifest {
+        format: tpuc_cache::MANIFEST_FORMAT.to_owned(),
+        key: parts.key(),
+        key_parts: parts,
+        target: target.to_string(),
+        plugin: identity.info(plugin),
+        payload: Payload::of(executable),
+        signature: module.signature.clone(),
+        dims: module.dims.clone(),
+        compile_seconds,
+        created_unix: unix_now(),
+    };
+    let entry = match cache.insert(&manifest, executable) {
+        Ok(stored) => Some(stored.path),
+        Err(error) => {
+            warnings.push(not_stored(&error));
+            None
+        }
+    };
+    (manifest, entry)
+}
+
+/// How `tpuc run` used the cache.
+#[derive(Debug)]
+pub struct CachedRun {
+    pub output: RunOutput,
+    pub key: Key,
+    /// The executable was deserialized from the cache rather than compiled.
+    pub hit: bool,
+    pub warnings: Vec<String>,
+}
+
+/// Runs a prepared program on the XLA:CPU `runtime` through the cache: a cached executable is
+/// loaded with `PJRT_Executable_DeserializeAndLoad`, else the module is compiled and stored.
+pub fn run_cached(prepared: &Prepared, runtime: &Runtime, cache: &Cache) -> Result<CachedRun> {
+    let mut warnings = Vec::new();
+    let module = module_record(&prepared.lowered.program);
+    let target = Target::Cpu { devices: 1 };
+    let plugin = runtime.plugin_path();
+    let identity = plugin_identity(plugin, &target, cache, &mut warnings)?;
+    let (env, unknown) = knobs::current();
+    warn_unknown(unknown, &mut warnings);
+    let parts = key_parts(
+        sha256(module.text.as_bytes()),
+        &CompileOptions::new(),
+        &identity,
+        &target,
+        &env,
+    );
+    let key = parts.key();
+    let lookup = cache.lookup(&key);
+    let (executable, hit) = match lookup {
+        Ok(Lookup::Hit(hit)) => (runtime.deserialize(&hit.payload)?, true),
+        miss => {
+            warn_miss(miss, &key, &mut warnings);
+            let started = Instant::now();
+            let executable = runtime.compile(&module.text)?;
+            let seconds = started.elapsed().as_secs_f64();
+            let bytes = executable.serialize()?;
+            store(
+                cache,
+                parts,
+                &target,
+                &identity,
+                plugin,
+                &module,
+                &bytes,
+                seconds,
+                &mut warnings,
+            );
+            (executable, false)
+        }
+    };
+    Ok(CachedRun {
+        output: prepared.execute_with(&executable)?,
+        key,
+        hit,
+        warnings,
+    })
+}
+
+fn warn_unknown(unknown: Vec<String>, warnings: &mut Vec<String>) {
+    for name in unknown {
+        warnings.push(format!(
+            "{name} is not a known tpuc, XLA or libtpu setting; it is hashed into the cache key"
+        ));
+    }
+}
+
+fn not_stored(error: &tpuc_cache::CacheError) -> String {
+    match error {
+        tpuc_cache::CacheError::ReadOnly { .. } => {
+            format!("{error}: the result is not stored")
+        }
+        _ => format!("{error}; the result is not stored in the cache"),
+    }
+}
+
+/// The front-end key's parts: the program without metadata, the lowering options and, only
+/// when weights are inlined into the module, the weights' bytes.
+pub fn frontend_parts(archive: &Archive, options: &LowerOptions) -> Result<FrontendParts> {
+    let mut program = serde_json::to_value(archive.program())
+        .map_err(|error| DriverError::Unsupported(format!("cannot hash the program: {error}")))?;
+    strip_metadata(&mut program);
+    let lower_options = serde_json::json!({
+        "inline_weights": options.inline_weights,
+        "dims": options.dims,
+        "input_shapes": options.input_shapes,
+    });
+    let inlined_weights_sha256 = if options.inline_weights {
+        let mut all = Vec::new();
+        for weight in archive.weights() {
+            let bytes = archive.view(weight).to_contiguous_bytes()?;
+            all.extend_from_slice(weight.fqn().as_bytes());
+            all.push(0);
+            all.extend_from_slice(sha256(&bytes).0.as_slice());
+        }
+        Some(sha256(&all))
+    } else {
+        None
+    };
+    Ok(FrontendParts {
+        program_sha256: sha256(program.to_string().as_bytes()),
+        lower_options: lower_options.to_string(),
+        inlined_weights_sha256,
+        tpuc_version: tpuc_cache::TPUC_VERSION.to_owned(),
+    })
+}
+
+/// Removes every `metadata` member (stack traces, module paths, source names): they change
+/// only the locations, which the canonical module text strips.
+fn strip_metadata(value: &mut serde_json::Value) {
+    match value {
+        serde_json::Value::Object(members) => {
+            members.remove("metadata");
+            members.values_mut().for_each(strip_metadata);
+        }
+        serde_json::Value::Array(items) => items.iter_mut().for_each(strip_metadata),
+        _ => {}
+    }
+}
+
+/// The canonical text and the signature of a lowered program.
+pub fn module_record(lowered: &tpuc_lower::Lowered) -> ModuleRecord {
+    let text = tpuc_ir::print::generic(&lowered.module, &tpuc_ir::PrintOptions::default());
+    let binding = |kind: &str,
+                   name: Option<&str>,
+                   index: Option<usize>,
+                   dtype: tpuc_pt2::DType,
+                   shape: &[i64]| Binding {
+        kind: kind.to_owned(),
+        name: name.map(str::to_owned),
+        index,
+        dtype: dtype.torch_name().to_owned(),
+        shape: shape.to_vec(),
+    };
+    let arguments = lowered
+        .arguments
+        .iter()
+        .map(|arg| match &arg.source {
+            ArgumentSource::Parameter { fqn } => {
+                binding("parameter", Some(fqn), None, arg.dtype, &arg.shape)
+            }
+            ArgumentSource::Buffer { fqn, .. } => {
+                binding("buffer", Some(fqn), None, arg.dtype, &arg.shape)
+            }
+            ArgumentSource::Constant { fqn } => {
+                binding("constant", Some(fqn), None, arg.dtype, &arg.shape)
+            }
+            ArgumentSource::UserInput { index, name } => {
+                binding("input", Some(name), Some(*index), arg.dtype, &arg.shape)
+            }
+        })
+        .collect();
+    let results = lowered
+        .results
+        .iter()
+        .map(|result| match &result.source {
+            ResultSource::UserOutput { index } => {
+                binding("output", None, Some(*index), result.dtype, &result.shape)
+            }
+            ResultSource::BufferMutation { fqn } => binding(
+                "buffer_mutation",
+                Some(fqn),
+                None,
+                result.dtype,
+                &result.shape,
+            ),
+            ResultSource::UserInputMutation { name } => binding(
+                "input_mutation",
+                Some(name),
+                None,
+                result.dtype,
+                &result.shape,
+            ),
+        })
+        .collect();
+    ModuleRecord {
+        text,
+        signature: Signature { arguments, results },
+        dims: lowered.dims.clone(),
+    }
+}
+
+/// Compiles the module text for `target` and serializes the executable.
+fn compile_module(
+    plugin_path: &Path,
+    target: &Target,
+    text: &str,
+    options: &CompileOptions,
+) -> Result<Vec<u8>> {
+    let plugin = Plugin::load(plugin_path).map_err(DriverError::pjrt("loading the PJRT plugin"))?;
+    let program = Program::mlir(text);
+    match target {
+        Target::Tpu { topology } => {
+            let topology = plugin
+                .topology(topology)
+                .map_err(DriverError::pjrt("describing the TPU topology"))?;
+            let executable = topology
+                .compile(&program, options)
+                .map_err(DriverError::pjrt("compiling the module with libtpu"))?;
+            executable
+                .serialize()
+                .map_err(DriverError::pjrt("serializing the executable"))
+        }
+        Target::Cpu { devices } => {
+            let client = plugin
+                .cpu_client(*devices)
+                .map_err(DriverError::pjrt("opening an XLA:CPU client"))?;
+            let executable = client
+                .compile(&program, options)
+                .map_err(DriverError::pjrt("compiling the module on XLA:CPU"))?;
+            executable
+                .serialize()
+                .map_err(DriverError::pjrt("serializing the executable"))
+        }
+    }
+}
+
+/// What a plugin file is, remembered in the cache by the file's identity (path, size,
+/// modification and change times, inode), so that a warm compile neither hashes nor loads it.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+pub struct PluginIdentity {
+    stat: String,
+    pub sha256: Digest,
+    pub platform: String,
+    pub platform_version: String,
+    pub api_version: String,
+    /// The plugin's attributes, as text.
+    pub attributes: BTreeMap<String, String>,
+}
+
+impl PluginIdentity {
+    fn target_id(&self, target: &Target) -> TargetId {
+        TargetId {
+            platform: self.platform.clone(),
+            platform_version: self.platform_version.clone(),
+            pjrt_api_version: self.api_version.clone(),
+            plugin_sha256: self.sha256,
+            topology: target.topology(),
+        }
+    }
+
+    fn info(&self, path: &Path) -> PluginInfo {
+        PluginInfo {
+            file: path
+                .file_name()
+                .map_or_else(String::new, |name| name.to_string_lossy().into_owned()),
+            attributes: self.attributes.clone(),
+        }
+    }
+}
+
+/// The identity of the plugin file at `path`: from the cache's memo if the file is unchanged,
+/// else by hashing and loading it.
+pub fn plugin_identity(
+    path: &Path,
+    target: &Target,
+    cache: &Cache,
+    warnings: &mut Vec<String>,
+) -> Result<PluginIdentity> {
+    let stat = file_stat(path)?;
+    let memo_name = format!("plugin-{}", sha256(path.as_os_str().as_encoded_bytes()));
+    if let Some(memo) = cache.memo::<PluginIdentity>(&memo_name)
+        && memo.stat == stat
+    {
+        return Ok(memo);
+    }
+    let identity = probe_plugin(path, target, stat)?;
+    if let Err(error) = cache.insert_memo(&memo_name, &identity)
+        && !matches!(error, tpuc_cache::CacheError::ReadOnly { .. })
+    {
+        warnings.push(format!("{error}; the plugin's digest is not remembered"));
+    }
+    Ok(identity)
+}
+
+/// Hashes and loads the plugin to read its versions.
+fn probe_plugin(path: &Path, target: &Target, stat: String) -> Result<PluginIdentity> {
+    let bytes = std::fs::read(path).map_err(|source| DriverError::Write {
+        path: path.to_owned(),
+        source,
+    })?;
+    let sha256 = sha256(&bytes);
+    drop(bytes);
+    let stage = "loading the PJRT plugin";
+    let plugin = Plugin::load(path).map_err(DriverError::pjrt(stage))?;
+    let (platform, platform_version) = match target {
+        Target::Tpu { topology } => {
+            let topology = plugin
+                .topology(topology)
+                .map_err(DriverError::pjrt(stage))?;
+            (
+                topology.platform_name().map_err(DriverError::pjrt(stage))?,
+                topology
+                    .platform_version()
+                    .map_err(DriverError::pjrt(stage))?,
+            )
+        }
+        Target::Cpu { .. } => {
+            let client = plugin.cpu_client(1).map_err(DriverError::pjrt(stage))?;
+            (
+                client.platform_name().map_err(DriverError::pjrt(stage))?,
+                client
+                    .platform_version()
+                    .map_err(DriverError::pjrt(stage))?,
+            )
+        }
+    };
+    Ok(PluginIdentity {
+        stat,
+        sha256,
+        platform,
+        platform_version,
+        api_version: plugin.api_version().to_string(),
+        attributes: plugin_attributes(plugin),
+    })
+}
+
+/// A plugin found on this machine, as `tpuc targets` lists it.
+#[derive(Clone, Debug, Serialize)]
+pub struct PluginDescription {
+    pub path: PathBuf,
+    pub platform_version: String,
+    pub pjrt_api_version: String,
+    /// The plugin's attributes as text (`stablehlo_current_version`, `xla_version`, ...).
+    pub attributes: BTreeMap<String, String>,
+}
+
+/// Finds and loads the plugin that compiles for `target`'s platform and reads its versions.
+pub fn describe_plugin(target: &Target, plugins: &PluginPaths) -> Result<PluginDescription> {
+    let path = plugins.locate(target.plugin_kind())?;
+    let stage = "loading the PJRT plugin";
+    let plugin = Plugin::load(&path).map_err(DriverError::pjrt(stage))?;
+    let platform_version = match target {
+        Target::Tpu { topology } => plugin
+            .topology(topology)
+            .and_then(|topology| topology.platform_version()),
+        Target::Cpu { devices } => plugin
+            .cpu_client(*devices)
+            .and_then(|client| client.platform_version()),
+    }
+    .map_err(DriverError::pjrt(stage))?;
+    Ok(PluginDescription {
+        path,
+        platform_version,
+        pjrt_api_version: plugin.api_version().to_string(),
+        attributes: plugin_attributes(plugin),
+    })
+}
+
+/// A plugin's attributes as text, by name.
+fn plugin_attributes(plugin: &Plugin) -> BTreeMap<String, String> {
+    plugin
+        .attributes()
+        .iter()
+        .map(|(name, value)| {
+            let text = match value {
+                Value::String(text) => text.clone(),
+                Value::Int64(number) => number.to_string(),
+                Value::Int64List(list) => list
+                    .iter()
+                    .map(i64::to_string)
+                    .collect::<Vec<_>>()
+                    .join("."),
+                Value::Float(number) => number.to_string(),
+                Value::Bool(flag) => flag.to_string(),
+            };
+            (name.clone(), text)
+        })
+        .collect()
+}
+
+/// The file's identity: a change of content almost surely changes one of these.
+fn file_stat(path: &Path) -> Result<String> {
+    use std::os::unix::fs::MetadataExt;
+    let meta = std::fs::metadata(path).map_err(|source| DriverError::Write {
+        path: path.to_owned(),
+        source,
+    })?;
+    Ok(format!(
+        "{} size={} mtime={}.{} ctime={}.{} dev={} ino={}",
+        path.display(),
+        meta.len(),
+        meta.mtime(),
+        meta.mtime_nsec(),
+        meta.ctime(),
+        meta.ctime_nsec(),
+        meta.dev(),
+        meta.ino()
+    ))
+}
+
+fn hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|byte| format!("{byte:02x}")).collect()
+}
+
+fn unix_now() -> u64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |elapsed| elapsed.as_secs())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn targets_parse_and_print() {
+        for text in ["cpu", "cpu:4", "tpu:v5e:2x2", "tpu:v4:2x2x1", "tpu:v6e:2x2"] {
+            assert_eq!(text.parse::<Target>().unwrap().to_string(), text);
+        }
+        assert_eq!("cpu:1".parse::<Target>().unwrap().to_string(), "cpu");
+        for bad in [
+            "gpu",
+            "cpu:0",
+            "cpu:x",
+            "tpu:v9:2x2",
+            "tpu:v5e",
+            "tpu:v5e:2xa",
+            "tpu",
+        ] {
+            let error = bad.parse::<Target>().unwrap_err();
+            assert!(error.contains("tpu:v5e:2x2"), "{bad}: {error}");
+        }
+    }
+
+    #[test]
+    fn metadata_is_stripped_at_every_depth() {
+        let mut value = serde_json::json!({
+            "metadata": {"a": 1},
+            "nodes": [{"target": "add", "metadata": {"stack_trace": "x.py:1"}}],
+        });
+        strip_metadata(&mut value);
+        assert_eq!(value, serde_json::json!({"nodes": [{"target": "add"}]}));
+    }
+}

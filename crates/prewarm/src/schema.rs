@@ -1,0 +1,33 @@
+//! The plan file as written: TOML, every key known, every value with its location.
+
+use std::collections::BTreeMap;
+
+use serde::Deserialize;
+use toml::Spanned;
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawPlan {
+    #[serde(default)]
+    pub options: RawOptions,
+    #[serde(default)]
+    pub models: Vec<Spanned<RawModel>>,
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawOptions {
+    pub jobs: Option<Spanned<i64>>,
+    pub remote: Option<Spanned<String>>,
+    pub endpoint: Option<Spanned<String>>,
+    pub read_only: Option<bool>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawModel {
+    pub path: Spanned<String>,
+    pub targets: Spanned<Vec<Spanned<String>>>,
+    #[serde(default)]
+    pub dims: BTreeMap<Spanned<String>, Spanned<Vec<Spanned<i64>>>>,
+}
