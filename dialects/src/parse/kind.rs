@@ -18,61 +18,6 @@ pub(crate) enum Known {
     No(String, Option<&'static str>),
 }
 
-const OTHER_OPS: &[&str] = &[
-    "stablehlo.compare",
-    "stablehlo.select",
-    "stablehlo.clamp",
-    "stablehlo.convert",
-    "stablehlo.bitcast_convert",
-    "stablehlo.constant",
-    "stablehlo.iota",
-    "stablehlo.broadcast_in_dim",
-    "stablehlo.reshape",
-    "stablehlo.transpose",
-    "stablehlo.slice",
-    "stablehlo.dynamic_slice",
-    "stablehlo.dynamic_update_slice",
-    "stablehlo.concatenate",
-    "stablehlo.pad",
-    "stablehlo.reverse",
-    "stablehlo.gather",
-    "stablehlo.scatter",
-    "stablehlo.dot_general",
-    "stablehlo.dot",
-    "stablehlo.convolution",
-    "stablehlo.reduce",
-    "stablehlo.reduce_window",
-    "stablehlo.select_and_scatter",
-    "stablehlo.sort",
-    "stablehlo.while",
-    "stablehlo.case",
-    "stablehlo.if",
-    "stablehlo.composite",
-    "stablehlo.custom_call",
-    "stablehlo.optimization_barrier",
-    "stablehlo.batch_norm_inference",
-    "stablehlo.batch_norm_training",
-    "stablehlo.rng_bit_generator",
-    "stablehlo.all_reduce",
-    "stablehlo.all_gather",
-    "stablehlo.reduce_scatter",
-    "stablehlo.all_to_all",
-    "stablehlo.collective_permute",
-    "stablehlo.replica_id",
-    "stablehlo.partition_id",
-    "stablehlo.dynamic_broadcast_in_dim",
-    "stablehlo.dynamic_reshape",
-    "stablehlo.dynamic_iota",
-    "stablehlo.get_dimension_size",
-    "stablehlo.dynamic_pad",
-    "stablehlo.dynamic_gather",
-    "stablehlo.dynamic_conv",
-    "stablehlo.return",
-    "func.call",
-    "func.return",
-    "sdy.sharding_constraint",
-];
-
 fn unary(name: &str) -> Option<UnaryOp> {
     UnaryOp::ALL.iter().copied().find(|op| op.name() == name)
 }
@@ -83,7 +28,11 @@ fn binary(name: &str) -> Option<BinaryOp> {
 
 /// Whether tpuc models the op `name`; if not, the message and help to show.
 pub(crate) fn known(name: &str) -> Known {
-    if unary(name).is_some() || binary(name).is_some() || OTHER_OPS.contains(&name) {
+    if unary(name).is_some()
+        || binary(name).is_some()
+        || name == "stablehlo.dot"
+        || OpKind::OTHER_NAMES.contains(&name)
+    {
         return Known::Yes;
     }
     if name.starts_with("chlo.") {
