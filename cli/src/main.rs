@@ -6,6 +6,7 @@ mod compile;
 mod inspect;
 mod lower;
 mod opt;
+mod prewarm;
 mod run;
 mod targets;
 
@@ -42,6 +43,8 @@ enum Command {
     Opt(opt::Args),
     /// Compile a program for TPU topologies or XLA:CPU into the compile cache.
     Compile(compile::Args),
+    /// Compile a plan's models, shapes and targets into the cache ahead of time.
+    Prewarm(prewarm::Args),
     /// List the PJRT plugins found, their versions, and the targets they compile for.
     Targets(targets::Args),
     /// Inspect and maintain the compile cache.
@@ -67,6 +70,7 @@ fn main() -> ExitCode {
         Command::Lower(args) => lower::run(&args).map(|()| ExitCode::SUCCESS),
         Command::Run(args) => run::run(&args),
         Command::Compile(args) => compile::run(&args),
+        Command::Prewarm(args) => prewarm::run(&args),
         Command::Targets(args) => targets::run(&args).map(|()| ExitCode::SUCCESS),
         Command::Cache(args) => cache::run(&args),
         Command::Opt(args) => opt::run(&args).map(|()| ExitCode::SUCCESS),

@@ -162,26 +162,12 @@ pub fn compile(
     cache: &Cache,
 ) -> Result<CompileReport> {
     let mut warnings = Vec::new();
-    let archive = Archive::open(model)?;
-    let frontend_key = frontend_parts(&archive, options)?.key();
-    let cached = cache.frontend(&frontend_key).unwrap_or_else(|error| {
-        warnings.push(format!("{error}; lowering the program again"));
-        None
-    });
-    let frontend_hit = cached.is_some();
-    let (module_sha256, module) = match cached {
-        Some(found) => found,
-        None => {
-            let lowered = tpuc_lower::lower(&archive, options)?;
-            let record = module_record(&lowered);
-            let digest = sha256(record.text.as_bytes());
-            if let Err(error) = cache.insert_module(&frontend_key, &record) {
-                warnings.push(not_stored(&error));
-            }
-            (digest, record)
-        }
-    };
-    drop(archive);
+    let Frontend {
+        key: frontend_key,
+        hit: frontend_hit,
+        module_sha256,
+        module,
+    } = frontend(model, options, cache, &mut warnings)?;
 
     let (env, unknown) = knobs::current();
     warn_unknown(unknown, &mut warnings);
@@ -239,6 +225,74 @@ pub fn compile(
         compiled,
         warnings,
     })
+}
+
+/// A program's lowered module: from the cache, or lowered now and stored.
+struct Frontend {
+    key: Key,
+    hit: bool,
+    module_sha256: Digest,
+    module: ModuleRecord,
+}
+
+fn frontend(
+    model: &Path,
+    options: &LowerOptions,
+    cache: &Cache,
+    warnings: &mut Vec<String>,
+) -> Result<Frontend> {
+    let archive = Archive::open(model)?;
+    let key = frontend_parts(&archive, options)?.key();
+    let cached = cache.frontend(&key).unwrap_or_else(|error| {
+        warnings.push(format!("{error}; lowering the program again"));
+        None
+    });
+    let hit = cached.is_some();
+    let (module_sha256, module) = match cached {
+        Some(found) => found,
+        None => {
+            let lowered = tpuc_lower::lower(&archive, options)?;
+            let record = module_record(&lowered);
+            let digest = sha256(record.text.as_bytes());
+            if let Err(error) = cache.insert_module(&key, &record) {
+                warnings.push(not_stored(&error));
+            }
+            (digest, record)
+        }
+    };
+    Ok(Frontend {
+        key,
+        hit,
+        module_sha256,
+        module,
+    })
+}
+
+/// Whether `model`, lowered with `options`, has an executable for `target` in the cache,
+/// without compiling: its compile key and the lookup's answer. The program is lowered (and
+/// its module stored) if the cache does not know it yet.
+pub fn cached_key(
+    model: &Path,
+    target: &Target,
+    options: &LowerOptions,
+    plugins: &PluginPaths,
+    cache: &Cache,
+) -> Result<(Key, bool)> {
+    let mut warnings = Vec::new();
+    let frontend = frontend(model, options, cache, &mut warnings)?;
+    let (env, _) = knobs::current();
+    let plugin = plugins.locate(target.plugin_kind())?;
+    let identity = plugin_identity(&plugin, target, cache, &mut warnings)?;
+    let parts = key_parts(
+        frontend.module_sha256,
+        &CompileOptions::new(),
+        &identity,
+        target,
+        &env,
+    );
+    let key = parts.key();
+    let present = matches!(cache.lookup(&key), Ok(Lookup::Hit(_)));
+    Ok((key, present))
 }
 
 /// The compile key's parts for a module, target and environment.

@@ -17,6 +17,7 @@ mod error;
 mod files;
 pub mod fx;
 mod lower;
+pub mod prewarm;
 mod run;
 mod runtime;
 mod tensor;

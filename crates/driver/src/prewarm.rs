@@ -1,0 +1,157 @@
+//! `tpuc prewarm`: compile every item of a plan into the cache, in parallel, skipping items
+//! already there; or only report their keys (`--dry-run`) or which are missing (`--check`).
+
+use std::path::PathBuf;
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::Instant;
+
+use serde::Serialize;
+use tpuc_cache::{Cache, Key};
+use tpuc_lower::LowerOptions;
+use tpuc_prewarm::{Item, Plan};
+
+use crate::compile::{PluginPaths, Target, cached_key, compile};
+use crate::error::DriverError;
+
+/// What a prewarm run does with each item.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Mode {
+    /// Compile the items the cache lacks.
+    Compile,
+    /// Derive each item's key; compile nothing.
+    DryRun,
+    /// Report the items the cache lacks; compile nothing.
+    Check,
+}
+
+/// What happened to one item.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Status {
+    /// Already in the cache.
+    Hit,
+    /// Compiled and stored now.
+    Compiled,
+    /// Not in the cache (`--dry-run`, `--check`).
+    Missing,
+    Failed,
+}
+
+/// One item's outcome, as the report records it.
+#[derive(Debug)]
+pub struct ItemOutcome {
+    pub model: PathBuf,
+    pub shape: String,
+    pub target: Target,
+    pub key: Option<Key>,
+    pub status: Status,
+    pub seconds: f64,
+    /// The executable's size, when it was compiled or found.
+    pub bytes: Option<u64>,
+    pub error: Option<DriverError>,
+    pub warnings: Vec<String>,
+}
+
+/// Runs `mode` over the plan's items with `jobs` workers; `progress` sees each outcome as it
+/// completes. Outcomes come back in plan order; a failed item does not stop the others.
+pub fn prewarm(
+    plan: &Plan<Target>,
+    mode: Mode,
+    jobs: usize,
+    base: &LowerOptions,
+    plugins: &PluginPaths,
+    cache: &Cache,
+    progress: &(dyn Fn(&ItemOutcome) + Sync),
+) -> Vec<ItemOutcome> {
+    let next = AtomicUsize::new(0);
+    let outcomes: Mutex<Vec<Option<ItemOutcome>>> =
+        Mutex::new((0..plan.items.len()).map(|_| None).collect());
+    std::thread::scope(|scope| {
+        for _ in 0..jobs.clamp(1, plan.items.len().max(1)) {
+            scope.spawn(|| {
+                loop {
+                    let index = next.fetch_add(1, Ordering::Relaxed);
+                    let Some(item) = plan.items.get(index) else {
+                        break;
+                    };
+                    let outcome = run_item(item, mode, base, plugins, cache);
+                    progress(&outcome);
+                    outcomes
+                        .lock()
+                        .unwrap_or_else(|poisoned| poisoned.into_inner())[index] = Some(outcome);
+                }
+            });
+        }
+    });
+    outcomes
+        .into_inner()
+        .unwrap_or_else(|poisoned| poisoned.into_inner())
+        .into_iter()
+        .flatten()
+        .collect()
+}
+
+fn run_item(
+    item: &Item<Target>,
+    mode: Mode,
+    base: &LowerOptions,
+    plugins: &PluginPaths,
+    cache: &Cache,
+) -> ItemOutcome {
+    let started = Instant::now();
+    let mut options = base.clone();
+    options.dims.extend(
+        item.shape
+            .dims()
+            .map(|(symbol, size)| (symbol.to_owned(), i64::try_from(size).unwrap_or(i64::MAX))),
+    );
+    let mut outcome = ItemOutcome {
+        model: item.model.clone(),
+        shape: item.shape.to_string(),
+        target: item.target.clone(),
+        key: None,
+        status: Status::Failed,
+        seconds: 0.0,
+        bytes: None,
+        error: None,
+        warnings: Vec::new(),
+    };
+    let result = match mode {
+        Mode::Compile => compile(
+            &item.model,
+            std::slice::from_ref(&item.target),
+            &options,
+            plugins,
+            cache,
+        )
+        .map(|mut report| {
+            outcome.warnings = std::mem::take(&mut report.warnings);
+            if let Some(compiled) = report.compiled.pop() {
+                outcome.key = Some(compiled.key);
+                outcome.bytes = Some(compiled.executable.len() as u64);
+                outcome.status = if compiled.hit {
+                    Status::Hit
+                } else {
+                    Status::Compiled
+                };
+            }
+        }),
+        Mode::DryRun | Mode::Check => {
+            cached_key(&item.model, &item.target, &options, plugins, cache).map(|(key, present)| {
+                outcome.key = Some(key);
+                outcome.status = if present {
+                    Status::Hit
+                } else {
+                    Status::Missing
+                };
+            })
+        }
+    };
+    if let Err(error) = result {
+        outcome.status = Status::Failed;
+        outcome.error = Some(error);
+    }
+    outcome.seconds = started.elapsed().as_secs_f64();
+    outcome
+}
