@@ -1,8 +1,8 @@
 //! `tpuc cache ls | show | verify | gc | stats | rm` on a real cache.
 
-mod compile_support;
+mod support;
 
-use compile_support::{compile, fixture, json, tpuc};
+use support::{compile, fixture, json, tpuc};
 
 #[test]
 fn cache_commands_list_show_evict_and_remove() {

@@ -1,14 +1,14 @@
 //! The cache under faults, with real processes: concurrent writers, writers killed at random
 //! points, damaged entries, and caches that cannot be written.
 
-mod compile_support;
+mod support;
 
 use std::path::Path;
 use std::process::Stdio;
 use std::time::{Duration, Instant};
 
-use compile_support::{command, compile, fixture, json, tpuc, warnings};
 use serde_json::Value;
+use support::{command, compile, fixture, json, tpuc, warnings};
 
 /// Every entry verifies and no temporary is visible as an entry; returns the entry count.
 fn assert_consistent(cache: &Path) -> u64 {

@@ -1,9 +1,9 @@
 //! `tpuc run --target cpu` goes through the cache: the first run compiles and stores, later
 //! runs load the stored executable (`PJRT_Executable_DeserializeAndLoad`) and execute it.
 
-mod compile_support;
+mod support;
 
-use compile_support::{command, compile, fixture, json};
+use support::{command, compile, fixture, json};
 
 fn run(cache: &std::path::Path, out: &std::path::Path) -> String {
     let (model, input, expect) = (

@@ -1,15 +1,13 @@
 //! `tpuc compile` on every fixture for a TPU topology (libtpu, compile-only) and XLA:CPU:
 //! cold compiles store entries, warm ones hit them without lowering; weights never enter a key.
 
-mod compile_support;
+mod support;
 
 use std::collections::BTreeMap;
 use std::path::Path;
 
-use compile_support::{
-    compile, fixture, json, manifest, repo_root, tpuc, warnings, with_other_weights,
-};
 use serde_json::Value;
+use support::{compile, fixture, json, manifest, repo_root, tpuc, warnings, with_other_weights};
 
 /// Fixtures whose archives (both dialects) are expected to compile for both targets.
 const EXPECTED: &[&str] = &[
@@ -195,7 +193,7 @@ fn xla_flags_are_hashed_and_unknown_xla_variables_are_reported() {
     let cache = tempfile::tempdir().unwrap();
     let model = fixture("mlp.pt2");
     let run = |env: &[(&str, &str)]| {
-        let mut command = compile_support::command(
+        let mut command = support::command(
             cache.path(),
             &[
                 "compile",

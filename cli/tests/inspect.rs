@@ -1,27 +1,12 @@
 //! `tpuc inspect` on every fixture, checked against the expectations the fixture generator wrote
 //! from the eager model (testdata/manifest.json), plus reviewed snapshots of the text form.
 
+mod support;
+
 use std::collections::BTreeMap;
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
 
 use serde_json::{Value, json};
-
-fn repo_root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .parent()
-        .unwrap()
-        .to_path_buf()
-}
-
-/// Runs `tpuc` from the repository root, so the paths it prints are repo-relative.
-fn tpuc(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_tpuc"))
-        .args(args)
-        .current_dir(repo_root())
-        .output()
-        .expect("tpuc runs")
-}
+use support::{repo_root, uncached as tpuc};
 
 fn stdout_of(args: &[&str]) -> String {
     let out = tpuc(args);

@@ -1,22 +1,8 @@
 //! `tpuc opt` reads StableHLO that another producer printed, verifies it and prints it again.
 
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+mod support;
 
-fn repo_root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .parent()
-        .unwrap()
-        .to_path_buf()
-}
-
-fn tpuc(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_tpuc"))
-        .args(args)
-        .current_dir(repo_root())
-        .output()
-        .expect("tpuc runs")
-}
+use support::uncached as tpuc;
 
 #[test]
 fn reprints_jax_text_and_reaches_a_fixed_point() {

@@ -1,12 +1,12 @@
 //! `tpuc prewarm` with the real plugins: a plan compiles its items once, a second run finds
 //! them all in the cache, `--check` gates on them, and a failing item does not stop the others.
 
-mod compile_support;
+mod support;
 
 use std::path::Path;
 
-use compile_support::{fixture, tpuc};
 use serde_json::Value;
+use support::{fixture, tpuc};
 
 /// Symbolic models at two batch sizes and static ones at their example shapes, for both
 /// targets: 2 × 2 × 2 + 2 × 1 × 2 = 12 items.

@@ -1,5 +1,5 @@
-//! Shared by the `tpuc compile` and `tpuc cache` tests: running the built binary against a
-//! private cache directory, and archives derived from the fixtures.
+//! Shared by the `tpuc` command tests: running the built binary from the repository root
+//! (against a private cache directory where it matters), and archives derived from the fixtures.
 #![allow(dead_code)]
 
 use std::path::{Path, PathBuf};
@@ -27,6 +27,15 @@ pub fn command(cache: &Path, args: &[&str]) -> Command {
         .env("TPUC_CACHE_DIR", cache)
         .env_remove("TPUC_CACHE_READ_ONLY");
     command
+}
+
+/// `tpuc ARGS` from the repository root, so the paths it prints are repo-relative.
+pub fn uncached(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_tpuc"))
+        .args(args)
+        .current_dir(repo_root())
+        .output()
+        .expect("tpuc runs")
 }
 
 pub fn tpuc(cache: &Path, args: &[&str]) -> Output {
