@@ -44,6 +44,38 @@ impl Parser<'_> {
         }
     }
 
+    /// `@symbol(operands) {attrs} : (types) -> types`, the symbol stored as attribute `attr`.
+    #[allow(clippy::too_many_arguments)]
+    fn symbol_call(
+        &mut self,
+        f: &mut Function,
+        block: BlockId,
+        name: &str,
+        span: (usize, usize),
+        attr: &str,
+        value: fn(String) -> AttrValue,
+        what: &str,
+    ) -> PResult<OpId> {
+        let at = self.c.here()?;
+        let (symbol, _, _) = self.c.symbol(&format!("as {what}"))?;
+        let symbol = self.synthesized(value(symbol), at);
+        let operands = self.operands_paren(&format!("after {what}"))?;
+        let mut attrs = self.opt_attr_dict()?;
+        attrs.push((attr.to_string(), symbol));
+        let (inputs, results) = self.functional_sig()?;
+        self.finish_op(
+            f,
+            block,
+            name,
+            span,
+            operands,
+            inputs,
+            results,
+            Vec::new(),
+            attrs,
+        )
+    }
+
     /// The custom assembly form of `name`.
     pub(super) fn custom_op(
         &mut self,
@@ -82,26 +114,15 @@ impl Parser<'_> {
                     attrs,
                 )
             }
-            "func.call" => {
-                let sym_start = self.c.here()?;
-                let (callee, _, _) = self.c.symbol("as the callee")?;
-                let callee = self.synthesized(AttrValue::Symbol(callee), sym_start);
-                let operands = self.operands_paren("after the callee")?;
-                let mut attrs = self.opt_attr_dict()?;
-                attrs.push(("callee".to_string(), callee));
-                let (inputs, results) = self.functional_sig()?;
-                self.finish_op(
-                    f,
-                    block,
-                    name,
-                    span,
-                    operands,
-                    inputs,
-                    results,
-                    Vec::new(),
-                    attrs,
-                )
-            }
+            "func.call" => self.symbol_call(
+                f,
+                block,
+                name,
+                span,
+                "callee",
+                AttrValue::Symbol,
+                "the callee",
+            ),
             "sdy.sharding_constraint" => {
                 let operand = self.operand("as the operand")?;
                 let at = self.c.here()?;
@@ -292,26 +313,15 @@ impl Parser<'_> {
             }
             "stablehlo.reduce" => self.custom_reduce(f, block, span),
             "stablehlo.while" => self.custom_while(f, block, span),
-            "stablehlo.custom_call" => {
-                let at = self.c.here()?;
-                let (target, _, _) = self.c.symbol("as the custom call target")?;
-                let target = self.synthesized(AttrValue::Str(target), at);
-                let operands = self.operands_paren("after the custom call target")?;
-                let mut attrs = self.opt_attr_dict()?;
-                attrs.push(("call_target_name".to_string(), target));
-                let (inputs, results) = self.functional_sig()?;
-                self.finish_op(
-                    f,
-                    block,
-                    name,
-                    span,
-                    operands,
-                    inputs,
-                    results,
-                    Vec::new(),
-                    attrs,
-                )
-            }
+            "stablehlo.custom_call" => self.symbol_call(
+                f,
+                block,
+                name,
+                span,
+                "call_target_name",
+                AttrValue::Str,
+                "the custom call target",
+            ),
             "stablehlo.composite" => {
                 let at = self.c.here()?;
                 let composite = self.c.string("as the composite name")?;
