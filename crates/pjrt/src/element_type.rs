@@ -2,9 +2,21 @@
 
 use crate::ffi;
 
-/// The element type of a buffer, as PJRT numbers them.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum ElementType {
+/// Declares [`ElementType`] and `BY_CODE` (its variants in `PJRT_Buffer_Type` order, starting
+/// at 1; 0 is `INVALID`) from one list.
+macro_rules! element_types {
+    ($($variant:ident),* $(,)?) => {
+        /// The element type of a buffer, as PJRT numbers them.
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+        pub enum ElementType {
+            $($variant,)*
+        }
+
+        const BY_CODE: &[ElementType] = &[$(ElementType::$variant,)*];
+    };
+}
+
+element_types! {
     Pred,
     S8,
     S16,
@@ -38,48 +50,10 @@ pub enum ElementType {
     U1,
 }
 
-/// `PJRT_Buffer_Type` values in enum order, starting at 1 (0 is `INVALID`).
-const BY_CODE: [ElementType; 31] = {
-    use ElementType::*;
-    [
-        Pred,
-        S8,
-        S16,
-        S32,
-        S64,
-        U8,
-        U16,
-        U32,
-        U64,
-        F16,
-        F32,
-        F64,
-        Bf16,
-        C64,
-        C128,
-        F8E5M2,
-        F8E4M3FN,
-        F8E4M3B11FNUZ,
-        F8E5M2FNUZ,
-        F8E4M3FNUZ,
-        S4,
-        U4,
-        Token,
-        S2,
-        U2,
-        F8E4M3,
-        F8E3M4,
-        F8E8M0FNU,
-        F4E2M1FN,
-        S1,
-        U1,
-    ]
-};
-
 impl ElementType {
     pub(crate) fn to_raw(self) -> ffi::PJRT_Buffer_Type {
         let index = BY_CODE.iter().position(|&ty| ty == self).unwrap_or(0);
-        // `index < 31`, so the code fits.
+        // `index < BY_CODE.len()`, so the code fits.
         index as ffi::PJRT_Buffer_Type + 1
     }
 
@@ -193,7 +167,7 @@ mod tests {
         assert_eq!(ElementType::Bf16.to_raw(), 13);
         assert_eq!(ElementType::C128.to_raw(), 15);
         assert_eq!(ElementType::U1.to_raw(), 31);
-        for ty in BY_CODE {
+        for &ty in BY_CODE {
             assert_eq!(ElementType::from_raw(ty.to_raw()), Some(ty));
         }
         assert_eq!(ElementType::from_raw(0), None);
