@@ -463,11 +463,56 @@ def case_coverage(gen: torch.Generator) -> Case:
     return Case(Coverage(), [(x, ties, v)])
 
 
+# Later fixtures go here, below the others: archives record generate.py line numbers in their
+# stack traces, so code inserted above a model's forward would change that model's archives.
+
+
+def case_dyn_seq(gen: torch.Generator) -> Case:
+    """DecoderBlock with a symbolic sequence length (batch stays 2)."""
+    seq = Dim("seq", min=2, max=128)
+    return Case(
+        DecoderBlock(),
+        [(torch.randint(0, 64, (2, t), generator=gen),) for t in (8, 5, 16)],
+        tolerance=dict(DEEP_F32_TOL),
+        dynamic_shapes={"tokens": {1: seq}},
+    )
+
+
+class DynConv(nn.Module):
+    """A small CNN whose batch dimension stays symbolic."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.conv1 = nn.Conv2d(3, 8, kernel_size=3, padding=1)
+        self.bn = nn.BatchNorm2d(8)
+        self.act = nn.ReLU()
+        self.conv2 = nn.Conv2d(8, 8, kernel_size=3, stride=2)
+        self.gap = nn.AdaptiveAvgPool2d(1)
+        self.fc = nn.Linear(8, 4)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        x = self.conv2(self.act(self.bn(self.conv1(x))))
+        return self.fc(torch.flatten(self.gap(x), 1))
+
+
+def case_dyn_conv(gen: torch.Generator) -> Case:
+    model = DynConv()
+    randomize_batchnorm_stats(model)
+    batch = Dim("batch", min=1, max=64)
+    return Case(
+        model,
+        [(randn(gen, n, 3, 8, 8),) for n in (2, 1, 5)],
+        dynamic_shapes={"x": {0: batch}},
+    )
+
+
 CASES: dict[str, Callable[[torch.Generator], Case]] = {
     "mlp": case_mlp,
     "cnn": case_cnn,
     "decoder": case_decoder,
     "dyn_batch": case_dyn_batch,
+    "dyn_seq": case_dyn_seq,
+    "dyn_conv": case_dyn_conv,
     "misc": case_misc,
     "cond": case_cond,
     "control": case_control,

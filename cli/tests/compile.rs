@@ -17,6 +17,8 @@ const EXPECTED: &[&str] = &[
     "control",
     "decoder",
     "dyn_batch",
+    "dyn_conv",
+    "dyn_seq",
     "gpt2",
     "misc",
     "mlp",
