@@ -83,6 +83,46 @@ pub struct ModuleRecord {
     pub dims: BTreeMap<String, i64>,
 }
 
+impl Manifest {
+    /// Parses an entry's manifest and checks that it belongs to `key`: a known format, the
+    /// same key, key parts that derive to it, and a plain payload file name. The reason
+    /// otherwise.
+    pub fn parse_for(key: &Key, bytes: &[u8]) -> Result<Manifest, String> {
+        let manifest: Manifest = serde_json::from_slice(bytes)
+            .map_err(|error| format!("the manifest does not parse: {error}"))?;
+        if manifest.format != MANIFEST_FORMAT {
+            return Err(format!("unknown manifest format `{}`", manifest.format));
+        }
+        if manifest.key != *key || manifest.key_parts.key() != *key {
+            return Err("the manifest does not belong to this key".to_owned());
+        }
+        let file = &manifest.payload.file;
+        if file.is_empty() || file.contains('/') || file.starts_with('.') {
+            return Err(format!("bad payload file name `{file}`"));
+        }
+        Ok(manifest)
+    }
+
+    /// Checks the payload's size and SHA-256 against the manifest; the reason otherwise.
+    pub fn check_payload(&self, payload: &[u8]) -> Result<(), String> {
+        if payload.len() as u64 != self.payload.size {
+            return Err(format!(
+                "the payload has {} bytes, the manifest says {}",
+                payload.len(),
+                self.payload.size
+            ));
+        }
+        let digest = crate::digest::sha256(payload);
+        if digest != self.payload.sha256 {
+            return Err(format!(
+                "the payload's SHA-256 is {digest}, the manifest says {}",
+                self.payload.sha256
+            ));
+        }
+        Ok(())
+    }
+}
+
 impl Payload {
     /// The payload record of an executable's bytes, stored as `executable`.
     pub fn of(bytes: &[u8]) -> Payload {

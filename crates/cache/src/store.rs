@@ -12,7 +12,7 @@ use crate::digest::{Digest, sha256};
 use crate::error::{CacheError, Result};
 use crate::fsutil::{create_dir, replace_file, sync_dir, unique_name, write_synced};
 use crate::key::Key;
-use crate::manifest::{MANIFEST_FORMAT, Manifest, ModuleRecord};
+use crate::manifest::{Manifest, ModuleRecord};
 
 /// The layout version: the directory under the root that holds everything.
 pub(crate) const LAYOUT: &str = "v1";
@@ -370,33 +370,9 @@ pub(crate) fn verify_entry(
     path: &Path,
     manifest_bytes: &[u8],
 ) -> Result<(Manifest, Vec<u8>), String> {
-    let manifest: Manifest = serde_json::from_slice(manifest_bytes)
-        .map_err(|error| format!("the manifest does not parse: {error}"))?;
-    if manifest.format != MANIFEST_FORMAT {
-        return Err(format!("unknown manifest format `{}`", manifest.format));
-    }
-    if manifest.key != *key || manifest.key_parts.key() != *key {
-        return Err("the manifest does not belong to this key".to_owned());
-    }
-    let file = &manifest.payload.file;
-    if file.contains('/') || file.starts_with('.') {
-        return Err(format!("bad payload file name `{file}`"));
-    }
-    let payload =
-        fs::read(path.join(file)).map_err(|error| format!("cannot read the payload: {error}"))?;
-    if payload.len() as u64 != manifest.payload.size {
-        return Err(format!(
-            "the payload has {} bytes, the manifest says {}",
-            payload.len(),
-            manifest.payload.size
-        ));
-    }
-    let digest = sha256(&payload);
-    if digest != manifest.payload.sha256 {
-        return Err(format!(
-            "the payload's SHA-256 is {digest}, the manifest says {}",
-            manifest.payload.sha256
-        ));
-    }
+    let manifest = Manifest::parse_for(key, manifest_bytes)?;
+    let payload = fs::read(path.join(&manifest.payload.file))
+        .map_err(|error| format!("cannot read the payload: {error}"))?;
+    manifest.check_payload(&payload)?;
     Ok((manifest, payload))
 }
