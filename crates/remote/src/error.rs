@@ -93,6 +93,13 @@ pub enum RemoteError {
         limit: Duration,
     },
 
+    #[error("the remote cache {url} is skipped for {seconds} s after a network fault")]
+    #[diagnostic(
+        code(tpuc::remote::resting),
+        help("an earlier operation failed; the tier is tried again after a pause")
+    )]
+    Resting { url: String, seconds: u64 },
+
     #[error(
         "remote cache entry `{key}` in {url} fails verification: its SHA-256 is {actual}, expected {expected}"
     )]
@@ -117,7 +124,9 @@ impl RemoteError {
     pub fn is_network_fault(&self) -> bool {
         matches!(
             self,
-            RemoteError::Unavailable { .. } | RemoteError::TimedOut { .. }
+            RemoteError::Unavailable { .. }
+                | RemoteError::TimedOut { .. }
+                | RemoteError::Resting { .. }
         )
     }
 }

@@ -195,7 +195,7 @@ impl RemoteStore {
     pub fn check(&self) -> Result<(), RemoteError> {
         let prefix = self.url.prefix.clone();
         let store = Arc::clone(&self.store);
-        let listed = self.run("checking", "", async move {
+        let listed = self.run("listing", &format!("{prefix}/"), async move {
             store.list_with_delimiter(Some(&prefix)).await.map(drop)
         });
         match listed {

@@ -5,7 +5,7 @@ mod support;
 use std::thread;
 use std::time::{Duration, Instant};
 
-use support::{FakeServer, S3Server, free_port, options_for, test_limits};
+use support::{FakeServer, S3Server, ServerOptions, free_port, options_for, test_limits};
 use tpuc_remote::{Bytes, PutOutcome, RemoteError, RemoteStore};
 
 /// Retries, backoff and the overall limit: nothing may take longer than this.

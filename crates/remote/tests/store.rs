@@ -6,7 +6,7 @@ use std::sync::Arc;
 use std::thread;
 
 use sha2::{Digest, Sha256};
-use support::S3Server;
+use support::{S3Server, ServerOptions};
 use tpuc_remote::{Bytes, Credentials, PutOutcome, RemoteError, RemoteObject, RemoteStore};
 
 fn sha256(bytes: &[u8]) -> [u8; 32] {

@@ -1,51 +1,16 @@
-//! Test servers: the real S3-compatible server started by `scripts/s3-server.sh`, and raw TCP
-//! listeners that misbehave on purpose. Everything listens on 127.0.0.1 only.
+//! Test servers: the real S3-compatible server of `tpuc-testkit`, and raw TCP listeners that
+//! misbehave on purpose. Everything listens on 127.0.0.1 only.
 
-#![allow(dead_code)] // each test binary uses a different part
+#![allow(dead_code, unused_imports)] // each test binary uses a different part
 
 use std::io::{Read, Write};
 use std::net::{TcpListener, TcpStream};
-use std::path::PathBuf;
-use std::process::Command;
+use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
-use std::sync::{Arc, Once};
 use std::thread;
 use std::time::{Duration, Instant};
 
-use tempfile::TempDir;
 use tpuc_remote::{Credentials, Limits, RemoteOptions};
-
-pub const ACCESS_KEY: &str = "tpuc-test";
-pub const SECRET_KEY: &str = "tpuc-test-secret";
-
-fn script() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../scripts/s3-server.sh")
-}
-
-fn run_script(args: &[&str]) -> String {
-    let output = Command::new("bash")
-        .arg(script())
-        .args(args)
-        .env("AWS_ACCESS_KEY_ID", ACCESS_KEY)
-        .env("AWS_SECRET_ACCESS_KEY", SECRET_KEY)
-        .output()
-        .expect("bash runs");
-    assert!(
-        output.status.success(),
-        "s3-server.sh {args:?} failed:\n{}",
-        String::from_utf8_lossy(&output.stderr)
-    );
-    String::from_utf8(output.stdout).unwrap().trim().to_owned()
-}
-
-/// A loopback port that nothing listens on (it was free a moment ago).
-pub fn free_port() -> u16 {
-    TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port()
-}
 
 /// Short limits, so the fault tests finish in seconds.
 pub fn test_limits() -> Limits {
@@ -73,56 +38,15 @@ pub fn options_for(endpoint: &str) -> RemoteOptions {
     }
 }
 
-/// The real server (s3s-fs) on a free loopback port, serving a fresh directory; stopped on drop.
-pub struct S3Server {
-    dir: TempDir,
-    pub endpoint: String,
+pub use tpuc_testkit::{ACCESS_KEY, S3Server, SECRET_KEY, free_port};
+
+pub trait ServerOptions {
+    fn options(&self) -> RemoteOptions;
 }
 
-impl S3Server {
-    pub fn start() -> S3Server {
-        static INSTALL: Once = Once::new();
-        INSTALL.call_once(|| {
-            run_script(&["install"]);
-        });
-        let dir = tempfile::tempdir().unwrap();
-        let dir_arg = dir.path().to_str().unwrap().to_owned();
-        let endpoint = run_script(&["start", &dir_arg, &free_port().to_string()]);
-        S3Server { dir, endpoint }
-    }
-
-    /// Creates a bucket and returns its `s3://` URL with `prefix`.
-    pub fn bucket(&self, name: &str, prefix: &str) -> String {
-        run_script(&["bucket", self.dir_arg(), name]);
-        format!("s3://{name}/{prefix}")
-    }
-
-    pub fn options(&self) -> RemoteOptions {
+impl ServerOptions for S3Server {
+    fn options(&self) -> RemoteOptions {
         options_for(&self.endpoint)
-    }
-
-    /// Kills the server abruptly (SIGKILL), as a crash or a lost machine would.
-    pub fn kill(&self) {
-        let pid = std::fs::read_to_string(self.dir.path().join("server.pid")).unwrap();
-        let status = Command::new("kill")
-            .args(["-KILL", pid.trim()])
-            .status()
-            .unwrap();
-        assert!(status.success());
-        std::fs::remove_file(self.dir.path().join("server.pid")).unwrap();
-    }
-
-    fn dir_arg(&self) -> &str {
-        self.dir.path().to_str().unwrap()
-    }
-}
-
-impl Drop for S3Server {
-    fn drop(&mut self) {
-        let _ = Command::new("bash")
-            .arg(script())
-            .args(["stop", self.dir_arg()])
-            .output();
     }
 }
 

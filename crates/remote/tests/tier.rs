@@ -1,0 +1,180 @@
+//! The shared tier's entry layout against the real S3-compatible server: what one writer
+//! publishes another fetches, verified; what fails verification is rejected, never returned.
+
+mod support;
+
+use std::collections::BTreeMap;
+use std::time::Duration;
+
+use support::{S3Server, ServerOptions, free_port, options_for};
+use tpuc_cache::{
+    Digest, KeyParts, MANIFEST_FORMAT, Manifest, Payload, PluginInfo, Signature, TargetId, sha256,
+};
+use tpuc_remote::{Fetched, PutOutcome, RemoteError, RemoteOptions, RemoteStore, SharedTier};
+
+fn manifest_for(executable: &[u8], topology: &str) -> Manifest {
+    let parts = KeyParts {
+        module_sha256: sha256(b"module text"),
+        compile_options: "0a00".to_owned(),
+        target: TargetId {
+            platform: "cpu".to_owned(),
+            platform_version: "test".to_owned(),
+            pjrt_api_version: "0.1".to_owned(),
+            plugin_sha256: Digest([7; 32]),
+            topology: topology.to_owned(),
+        },
+        tpuc_version: tpuc_cache::TPUC_VERSION.to_owned(),
+        env: BTreeMap::new(),
+    };
+    Manifest {
+        format: MANIFEST_FORMAT.to_owned(),
+        key: parts.key(),
+        key_parts: parts,
+        target: "cpu".to_owned(),
+        plugin: PluginInfo {
+            file: "plugin.so".to_owned(),
+            attributes: BTreeMap::new(),
+        },
+        payload: Payload::of(executable),
+        signature: Signature::default(),
+        dims: BTreeMap::new(),
+        compile_seconds: 1.5,
+        created_unix: 0,
+    }
+}
+
+fn tier(url: &str, options: &RemoteOptions) -> SharedTier {
+    SharedTier::new(RemoteStore::open(url, options).unwrap())
+}
+
+/// Overwrites an object the way someone with write access to the bucket could.
+fn tamper(server: &S3Server, bucket: &str, key: &str, bytes: &[u8]) {
+    let path = server.objects().join(bucket).join(key);
+    assert!(path.exists(), "{} is not there", path.display());
+    std::fs::write(path, bytes).unwrap();
+}
+
+#[test]
+fn a_published_entry_is_fetched_verified_by_another_client() {
+    let server = S3Server::start();
+    let url = server.bucket("shared", "team");
+    let executable = b"serialized executable".to_vec();
+    let manifest = manifest_for(&executable, "cpu:1");
+
+    let writer = tier(&url, &server.options());
+    assert!(!writer.contains(&manifest.key).unwrap());
+    assert_eq!(
+        writer.publish(&manifest, &executable).unwrap(),
+        PutOutcome::Created
+    );
+    assert_eq!(
+        writer.publish(&manifest, &executable).unwrap(),
+        PutOutcome::AlreadyExists
+    );
+
+    let reader = tier(&url, &server.options());
+    assert!(reader.contains(&manifest.key).unwrap());
+    match reader.fetch(&manifest.key).unwrap() {
+        Fetched::Hit {
+            manifest: fetched,
+            payload,
+        } => {
+            assert_eq!(*fetched, manifest);
+            assert_eq!(&payload[..], &executable[..]);
+        }
+        other => panic!("expected a hit, got {other:?}"),
+    }
+    let absent = manifest_for(b"other", "cpu:2");
+    assert!(matches!(reader.fetch(&absent.key).unwrap(), Fetched::Miss));
+}
+
+#[test]
+fn tampered_entries_are_rejected() {
+    let server = S3Server::start();
+    let url = server.bucket("tampered", "c");
+    let shared = tier(&url, &server.options());
+    let executable = b"the real executable".to_vec();
+    let manifest = manifest_for(&executable, "cpu:1");
+    shared.publish(&manifest, &executable).unwrap();
+    let blob = format!("c/v1/blobs/{}", manifest.payload.sha256);
+    let entry = format!("c/v1/entries/{}.json", manifest.key);
+
+    // A different executable under the same blob name.
+    tamper(&server, "tampered", &blob, b"the evil executable");
+    let Fetched::Rejected { reason } = shared.fetch(&manifest.key).unwrap() else {
+        panic!("a blob with the wrong digest was accepted");
+    };
+    assert!(reason.contains("SHA-256"), "{reason}");
+
+    // A manifest whose key parts were edited (say, to another topology) no longer derives
+    // to the key it is stored under.
+    let forged = Manifest {
+        key: manifest.key,
+        ..manifest_for(&executable, "cpu:8")
+    };
+    tamper(
+        &server,
+        "tampered",
+        &entry,
+        &serde_json::to_vec(&forged).unwrap(),
+    );
+    let Fetched::Rejected { reason } = shared.fetch(&manifest.key).unwrap() else {
+        panic!("a forged manifest was accepted");
+    };
+    assert!(reason.contains("does not belong"), "{reason}");
+
+    tamper(&server, "tampered", &entry, b"{ not json");
+    assert!(matches!(
+        shared.fetch(&manifest.key).unwrap(),
+        Fetched::Rejected { .. }
+    ));
+}
+
+#[test]
+fn a_read_only_tier_reads_but_never_writes() {
+    let server = S3Server::start();
+    let url = server.bucket("readonly", "");
+    let executable = b"exe".to_vec();
+    let manifest = manifest_for(&executable, "cpu:1");
+    tier(&url, &server.options())
+        .publish(&manifest, &executable)
+        .unwrap();
+
+    let options = RemoteOptions {
+        read_only: true,
+        ..server.options()
+    };
+    let untrusted = tier(&url, &options);
+    assert!(matches!(
+        untrusted.fetch(&manifest.key).unwrap(),
+        Fetched::Hit { .. }
+    ));
+    let other = manifest_for(b"exe 2", "cpu:2");
+    assert!(matches!(
+        untrusted.publish(&other, b"exe 2"),
+        Err(RemoteError::ReadOnly { .. })
+    ));
+    assert!(!untrusted.contains(&other.key).unwrap());
+}
+
+#[test]
+fn after_a_network_fault_the_tier_rests_instead_of_waiting_again() {
+    let dead = format!("http://127.0.0.1:{}", free_port());
+    let shared = SharedTier::with_cooldown(
+        RemoteStore::open("s3://nobody/x", &options_for(&dead)).unwrap(),
+        Duration::from_secs(60),
+    );
+    let key = manifest_for(b"x", "cpu:1").key;
+    let first = shared.fetch(&key).unwrap_err();
+    assert!(
+        matches!(first, RemoteError::Unavailable { .. }),
+        "{first:?}"
+    );
+    let started = std::time::Instant::now();
+    for _ in 0..10 {
+        let error = shared.contains(&key).unwrap_err();
+        assert!(matches!(error, RemoteError::Resting { .. }), "{error:?}");
+        assert!(error.is_network_fault());
+    }
+    assert!(started.elapsed() < Duration::from_secs(1));
+}
