@@ -8,30 +8,12 @@
 //! plugin's digest is remembered as it is on a machine that has compiled before: the ratio is
 //! the conservative one.
 
-use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use criterion::{Criterion, criterion_group, criterion_main};
+use tpuc_benches::{copy_dir, largest_fixture};
 use tpuc_cache::{Cache, Mode};
-use tpuc_driver::{LowerOptions, PluginPaths, Target, compile};
-
-fn largest_fixture() -> PathBuf {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../testdata/models");
-    std::fs::read_dir(&dir)
-        .expect("testdata/models")
-        .map(|e| e.expect("directory entry").path())
-        .filter(|p| p.extension().is_some_and(|e| e == "pt2"))
-        .max_by_key(|p| p.metadata().map(|m| m.len()).unwrap_or(0))
-        .expect("a .pt2 fixture")
-}
-
-fn copy_dir(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).unwrap();
-    for entry in std::fs::read_dir(from).unwrap() {
-        let entry = entry.unwrap();
-        std::fs::copy(entry.path(), to.join(entry.file_name())).unwrap();
-    }
-}
+use tpuc_driver::{CacheTiers, LowerOptions, Origin, PluginPaths, Target, compile};
 
 fn bench(c: &mut Criterion) {
     let model = largest_fixture();
@@ -41,9 +23,9 @@ fn bench(c: &mut Criterion) {
     let options = LowerOptions::default();
     let plugins = PluginPaths::default();
     let warm_dir = tempfile::tempdir().unwrap();
-    let warm = Cache::open(warm_dir.path(), Mode::ReadWrite);
+    let warm = CacheTiers::from(Cache::open(warm_dir.path(), Mode::ReadWrite));
     let first = compile(&model, &targets, &options, &plugins, &warm).expect("compiles");
-    assert!(!first.compiled[0].hit);
+    assert_eq!(first.compiled[0].origin, Origin::Compiled);
     let memo = warm_dir.path().join("v1/memo");
 
     let name = model.file_name().unwrap().to_string_lossy().into_owned();
@@ -59,9 +41,9 @@ fn bench(c: &mut Criterion) {
                 dir
             },
             |dir| {
-                let cache = Cache::open(dir.path(), Mode::ReadWrite);
+                let cache = CacheTiers::from(Cache::open(dir.path(), Mode::ReadWrite));
                 let report = compile(&model, &targets, &options, &plugins, &cache).unwrap();
-                assert!(!report.frontend_hit && !report.compiled[0].hit);
+                assert!(!report.frontend_hit && report.compiled[0].origin == Origin::Compiled);
                 dir
             },
         )
@@ -70,7 +52,7 @@ fn bench(c: &mut Criterion) {
         b.iter(|| {
             let report = compile(&model, &targets, &options, &plugins, &warm).unwrap();
             assert!(
-                report.frontend_hit && report.compiled[0].hit,
+                report.frontend_hit && report.compiled[0].origin == Origin::Local,
                 "warm compile missed: {:?}",
                 report.warnings
             );

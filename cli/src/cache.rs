@@ -5,6 +5,9 @@ use std::path::PathBuf;
 use clap::Subcommand;
 use miette::{IntoDiagnostic, Result};
 use tpuc_cache::{Cache, EntryInfo, Key, Mode};
+use tpuc_driver::CacheTiers;
+use tpuc_prewarm::PlanOptions;
+use tpuc_remote::{RemoteError, RemoteOptions, RemoteStore, SharedTier};
 
 use crate::Format;
 
@@ -35,6 +38,70 @@ impl CacheArgs {
             None => Cache::open_default(mode)?,
         })
     }
+}
+
+/// The shared tier behind the local cache; shared by the commands that compile.
+#[derive(clap::Args, Clone, Default)]
+pub struct RemoteArgs {
+    /// A shared cache tier behind the local one: s3://BUCKET[/PREFIX] on AWS S3 or any
+    /// S3-compatible store, with credentials from the AWS_* environment variables.
+    #[arg(long, value_name = "s3://BUCKET/PREFIX", env = "TPUC_REMOTE")]
+    pub remote: Option<String>,
+    /// The S3-compatible endpoint of --remote, e.g. http://127.0.0.1:9000 (else
+    /// AWS_ENDPOINT_URL, else AWS).
+    #[arg(long, value_name = "URL", env = "TPUC_REMOTE_ENDPOINT")]
+    pub endpoint: Option<String>,
+    /// Read the shared tier but never write to it: for untrusted jobs, such as pull requests
+    /// from forks.
+    #[arg(
+        long,
+        env = "TPUC_REMOTE_READ_ONLY",
+        value_parser = clap::builder::BoolishValueParser::new()
+    )]
+    pub remote_read_only: bool,
+}
+
+impl RemoteArgs {
+    /// The local cache, and the shared tier if one is configured here or, failing that, in a
+    /// plan's `[options]`. A shared tier that cannot be used is a warning, not an error: the
+    /// local cache keeps working.
+    pub fn open(&self, local: Cache, plan: &PlanOptions) -> Result<CacheTiers> {
+        let Some(url) = self.remote.as_ref().or(plan.remote.as_ref()) else {
+            if self.endpoint.is_some() {
+                return Err(miette::miette!(
+                    help = "add --remote s3://BUCKET/PREFIX (or TPUC_REMOTE)",
+                    "--endpoint names the server of a shared cache, but no --remote was given"
+                ));
+            }
+            return Ok(CacheTiers::from(local));
+        };
+        let options = RemoteOptions {
+            endpoint: self.endpoint.clone().or_else(|| plan.endpoint.clone()),
+            read_only: self.remote_read_only || plan.read_only,
+            ..RemoteOptions::default()
+        };
+        let shared = SharedTier::new(RemoteStore::open(url, &options)?);
+        let shared = match shared.check() {
+            Ok(()) => Some(shared),
+            Err(error) if error.is_network_fault() => {
+                warn_unusable(error, "it is tried again later");
+                Some(shared)
+            }
+            Err(error @ (RemoteError::Denied { .. } | RemoteError::NoSuchBucket { .. })) => {
+                warn_unusable(error, "using the local cache only");
+                None
+            }
+            Err(error) => return Err(error.into()),
+        };
+        Ok(CacheTiers { local, shared })
+    }
+}
+
+fn warn_unusable(error: RemoteError, consequence: &str) {
+    eprintln!(
+        "warning: the shared cache cannot be used now ({consequence}):\n{:?}",
+        miette::Report::new(error)
+    );
 }
 
 #[derive(clap::Args)]

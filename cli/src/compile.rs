@@ -5,10 +5,11 @@ use std::process::ExitCode;
 use std::time::Instant;
 
 use miette::{Result, miette};
-use tpuc_driver::{PluginPaths, Target};
+use tpuc_driver::{Origin, PluginPaths, Target};
+use tpuc_prewarm::PlanOptions;
 
 use crate::Format;
-use crate::cache::{CacheArgs, human_size, print_json};
+use crate::cache::{CacheArgs, RemoteArgs, human_size, print_json};
 use crate::lower::LoweringArgs;
 
 /// Exit code of `tpuc cache verify` when it found corrupt entries.
@@ -37,6 +38,8 @@ pub struct Args {
     #[command(flatten)]
     cache: CacheArgs,
     #[command(flatten)]
+    remote: RemoteArgs,
+    #[command(flatten)]
     lowering: LoweringArgs,
 }
 
@@ -50,7 +53,9 @@ pub fn run(args: &Args) -> Result<ExitCode> {
             args.targets.len()
         ));
     }
-    let cache = args.cache.open()?;
+    let caches = args
+        .remote
+        .open(args.cache.open()?, &PlanOptions::default())?;
     let plugins = PluginPaths {
         cpu: args.cpu_plugin.clone(),
         tpu: args.tpu_plugin.clone(),
@@ -60,7 +65,7 @@ pub fn run(args: &Args) -> Result<ExitCode> {
         &args.targets,
         &args.lowering.options(),
         &plugins,
-        &cache,
+        &caches,
     )?;
     if let (Some(path), [compiled]) = (&args.output, report.compiled.as_slice()) {
         tpuc_driver::write_atomically(path, &compiled.executable)?;
@@ -78,7 +83,8 @@ pub fn run(args: &Args) -> Result<ExitCode> {
                     serde_json::json!({
                         "target": compiled.target.to_string(),
                         "key": compiled.key,
-                        "hit": compiled.hit,
+                        "hit": compiled.origin != Origin::Compiled,
+                        "origin": compiled.origin.name(),
                         "entry": compiled.entry,
                         "size": compiled.executable.len(),
                         "seconds": compiled.seconds,
@@ -109,9 +115,13 @@ pub fn run(args: &Args) -> Result<ExitCode> {
                 report.module_sha256
             );
             for compiled in &report.compiled {
-                let status = if compiled.hit { "hit " } else { "miss" };
+                let status = match compiled.origin {
+                    Origin::Local => "hit",
+                    Origin::Shared => "hit (shared)",
+                    Origin::Compiled => "miss",
+                };
                 println!(
-                    "{:<14} {status} {}  {:>10}  {:.3} s",
+                    "{:<14} {status:<12} {}  {:>10}  {:.3} s",
                     compiled.target.to_string(),
                     compiled.key,
                     human_size(compiled.executable.len() as u64),

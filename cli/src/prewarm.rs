@@ -1,17 +1,19 @@
 //! `tpuc prewarm`: compile a plan's models, shapes and targets into the cache ahead of time.
 
-use std::io::Write;
+use std::collections::HashMap;
+use std::io::{IsTerminal, Write};
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::sync::Mutex;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
+use indicatif::{MultiProgress, ProgressBar, ProgressDrawTarget, ProgressStyle};
 use miette::{IntoDiagnostic, Result, miette};
-use tpuc_driver::prewarm::{ItemOutcome, Mode, Status};
+use tpuc_driver::prewarm::{ItemOutcome, Mode, Progress, Status};
 use tpuc_driver::{LowerOptions, PluginPaths, Target};
-use tpuc_prewarm::Plan;
+use tpuc_prewarm::{Item, Plan};
 
-use crate::cache::{CacheArgs, human_size};
+use crate::cache::{CacheArgs, RemoteArgs, human_size};
 
 #[derive(clap::Args)]
 pub struct Args {
@@ -37,12 +39,14 @@ pub struct Args {
     tpu_plugin: Option<PathBuf>,
     #[command(flatten)]
     cache: CacheArgs,
+    #[command(flatten)]
+    remote: RemoteArgs,
 }
 
 pub fn run(args: &Args) -> Result<ExitCode> {
     let started = Instant::now();
     let plan = Plan::<Target>::load(&args.plan)?;
-    let cache = args.cache.open()?;
+    let caches = args.remote.open(args.cache.open()?, &plan.options)?;
     let plugins = PluginPaths {
         cpu: args.cpu_plugin.clone(),
         tpu: args.tpu_plugin.clone(),
@@ -58,19 +62,10 @@ pub fn run(args: &Args) -> Result<ExitCode> {
         .or(plan.options.jobs)
         .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, usize::from));
     let total = plan.items.len();
-    let done = Mutex::new(0usize);
-    let log = |outcome: &ItemOutcome| {
-        let mut done = done.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
-        *done += 1;
-        eprintln!(
-            "[{}/{total}] {:<9} {} {} {} ({:.2} s)",
-            *done,
-            status_name(outcome.status),
-            outcome.model.display(),
-            outcome.shape,
-            outcome.target,
-            outcome.seconds
-        );
+    let progress: Box<dyn Progress> = if std::io::stderr().is_terminal() {
+        Box::new(Bars::new(total))
+    } else {
+        Box::new(Lines::new(total))
     };
     let outcomes = tpuc_driver::prewarm::prewarm(
         &plan,
@@ -78,9 +73,10 @@ pub fn run(args: &Args) -> Result<ExitCode> {
         jobs,
         &LowerOptions::default(),
         &plugins,
-        &cache,
-        &log,
+        &caches,
+        progress.as_ref(),
     );
+    drop(progress);
 
     if let Some(path) = &args.report {
         write_report(path, &outcomes)?;
@@ -132,9 +128,114 @@ pub fn run(args: &Args) -> Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
+/// One line per finished item, for logs.
+struct Lines {
+    total: usize,
+    done: Mutex<usize>,
+}
+
+impl Lines {
+    fn new(total: usize) -> Lines {
+        Lines {
+            total,
+            done: Mutex::new(0),
+        }
+    }
+}
+
+impl Progress for Lines {
+    fn finished(&self, _index: usize, outcome: &ItemOutcome) {
+        let mut done = self
+            .done
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner());
+        *done += 1;
+        eprintln!("[{}/{}] {}", *done, self.total, describe(outcome));
+    }
+}
+
+/// On a terminal: an overall bar, a spinner for each item in flight, and a line above them
+/// for each finished item.
+struct Bars {
+    bars: MultiProgress,
+    overall: ProgressBar,
+    in_flight: Mutex<HashMap<usize, ProgressBar>>,
+}
+
+impl Bars {
+    fn new(total: usize) -> Bars {
+        let bars = MultiProgress::with_draw_target(ProgressDrawTarget::stderr());
+        let overall = bars.add(ProgressBar::new(total as u64));
+        overall.set_style(
+            ProgressStyle::with_template("{elapsed:>4} [{wide_bar}] {pos}/{len} items")
+                .expect("the template is valid")
+                .progress_chars("=> "),
+        );
+        Bars {
+            bars,
+            overall,
+            in_flight: Mutex::new(HashMap::new()),
+        }
+    }
+}
+
+impl Progress for Bars {
+    fn started(&self, index: usize, item: &Item<Target>) {
+        let spinner = self.bars.add(ProgressBar::new_spinner());
+        spinner.set_style(
+            ProgressStyle::with_template("  {spinner} {elapsed:>4} {msg}")
+                .expect("the template is valid"),
+        );
+        spinner.set_message(format!(
+            "{} {} {}",
+            item.model.display(),
+            item.shape,
+            item.target
+        ));
+        spinner.enable_steady_tick(Duration::from_millis(120));
+        self.in_flight
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+            .insert(index, spinner);
+    }
+
+    fn finished(&self, index: usize, outcome: &ItemOutcome) {
+        let spinner = self
+            .in_flight
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+            .remove(&index);
+        if let Some(spinner) = spinner {
+            spinner.finish_and_clear();
+            self.bars.remove(&spinner);
+        }
+        let _ = self.bars.println(describe(outcome));
+        self.overall.inc(1);
+    }
+}
+
+impl Drop for Bars {
+    fn drop(&mut self) {
+        self.overall.finish_and_clear();
+        let _ = self.bars.clear();
+    }
+}
+
+fn describe(outcome: &ItemOutcome) -> String {
+    format!(
+        "{:<9} {} {} {} ({:.2} s)",
+        status_name(outcome.status),
+        outcome.model.display(),
+        outcome.shape,
+        outcome.target,
+        outcome.seconds
+    )
+}
+
 fn status_name(status: Status) -> &'static str {
     match status {
         Status::Hit => "hit",
+        Status::Fetched => "fetched",
         Status::Compiled => "compiled",
         Status::Missing => "missing",
         Status::Failed => "failed",
@@ -167,7 +268,8 @@ fn print_summary(outcomes: &[ItemOutcome], mode: Mode, seconds: f64) {
     };
     let _ = writeln!(
         out,
-        "{} items: {} {verb}, {} hit, {} failed in {seconds:.2} s",
+        "{} items: {} {verb}, {} hit, {} fetched from the shared cache, {} failed in \
+         {seconds:.2} s",
         outcomes.len(),
         count(if mode == Mode::Compile {
             Status::Compiled
@@ -175,6 +277,7 @@ fn print_summary(outcomes: &[ItemOutcome], mode: Mode, seconds: f64) {
             Status::Missing
         }),
         count(Status::Hit),
+        count(Status::Fetched),
         count(Status::Failed),
     );
 }
@@ -192,6 +295,7 @@ fn write_report(path: &std::path::Path, outcomes: &[ItemOutcome]) -> Result<()> 
                 "seconds": o.seconds,
                 "bytes": o.bytes,
                 "error": o.error.as_ref().map(ToString::to_string),
+                "warnings": o.warnings,
             })
         })
         .collect();

@@ -68,7 +68,7 @@ pub fn run(args: &Args) -> Result<ExitCode> {
     let runtime = Runtime::cpu(args.plugin.as_deref())?;
     let result = match args.cache.open() {
         Ok(cache) => {
-            let run = tpuc_driver::run_cached(&prepared, &runtime, &cache)?;
+            let run = tpuc_driver::run_cached(&prepared, &runtime, &cache.into())?;
             for warning in &run.warnings {
                 eprintln!("warning: {warning}");
             }

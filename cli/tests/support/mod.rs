@@ -18,14 +18,21 @@ pub fn fixture(name: &str) -> PathBuf {
     repo_root().join("testdata/models").join(name)
 }
 
-/// `tpuc ARGS` with the cache at `cache` (and no read-only override from outside).
+/// `tpuc ARGS` with the cache at `cache`, no cache settings from outside, and the test S3
+/// server's credentials (never real ones, never a cloud metadata service).
 pub fn command(cache: &Path, args: &[&str]) -> Command {
     let mut command = Command::new(env!("CARGO_BIN_EXE_tpuc"));
     command
         .args(args)
         .current_dir(repo_root())
         .env("TPUC_CACHE_DIR", cache)
-        .env_remove("TPUC_CACHE_READ_ONLY");
+        .env_remove("TPUC_CACHE_READ_ONLY")
+        .env_remove("TPUC_REMOTE")
+        .env_remove("TPUC_REMOTE_ENDPOINT")
+        .env_remove("TPUC_REMOTE_READ_ONLY")
+        .env_remove("AWS_SESSION_TOKEN")
+        .env_remove("AWS_ENDPOINT_URL")
+        .envs(tpuc_testkit::S3Server::client_env());
     command
 }
 

@@ -103,6 +103,21 @@ pub const REGISTRY: &[Knob] = &[
         PLUGIN_DIGEST,
     ),
     ignored(
+        "TPUC_REMOTE",
+        "the shared cache tier, s3://BUCKET/PREFIX",
+        CACHE_ONLY,
+    ),
+    ignored(
+        "TPUC_REMOTE_ENDPOINT",
+        "the S3-compatible endpoint of the shared cache tier",
+        CACHE_ONLY,
+    ),
+    ignored(
+        "TPUC_REMOTE_READ_ONLY",
+        "read the shared cache tier without writing to it",
+        CACHE_ONLY,
+    ),
+    ignored(
         "TPUC_TEST_PAUSE_BEFORE_COMMIT",
         "test-only, debug builds: hold a staged cache entry this many milliseconds",
         "it delays a write, never changes one",

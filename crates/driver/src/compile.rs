@@ -9,11 +9,12 @@ use std::collections::BTreeMap;
 use std::fmt;
 use std::path::{Path, PathBuf};
 use std::str::FromStr;
+use std::sync::{Arc, Mutex};
 use std::time::{Instant, SystemTime, UNIX_EPOCH};
 
 use serde::{Deserialize, Serialize};
 use tpuc_cache::{
-    Binding, Cache, Digest, FrontendParts, Key, KeyParts, Lookup, Manifest, ModuleRecord, Payload,
+    Binding, Cache, Digest, FrontendParts, Key, KeyParts, Manifest, ModuleRecord, Payload,
     PluginInfo, Signature, TargetId, knobs, sha256,
 };
 use tpuc_lower::{ArgumentSource, LowerOptions, ResultSource};
@@ -23,6 +24,7 @@ use tpuc_pt2::Archive;
 use crate::error::{DriverError, Result};
 use crate::run::{Prepared, RunOutput};
 use crate::runtime::Runtime;
+use crate::tiers::{CacheTiers, Origin, not_stored};
 
 /// TPU generations libtpu compiles for, with a topology name of each that it accepts.
 pub const TPU_TOPOLOGIES: &[(&str, &str)] = &[
@@ -128,9 +130,9 @@ impl PluginPaths {
 pub struct Compiled {
     pub target: Target,
     pub key: Key,
-    /// Found in the cache (no plugin ran).
-    pub hit: bool,
-    /// The entry's directory, if the executable is in the cache.
+    /// The local cache, the shared tier, or the plugin just now.
+    pub origin: Origin,
+    /// The local entry's directory, if the executable is in the local cache.
     pub entry: Option<PathBuf>,
     pub manifest: Manifest,
     /// The serialized executable.
@@ -151,17 +153,18 @@ pub struct CompileReport {
     pub warnings: Vec<String>,
 }
 
-/// Lowers `model` (unless the cache knows its module) and compiles it for each target,
-/// storing new executables in `cache`. Cache failures become warnings: the executables are
-/// returned regardless.
+/// Lowers `model` (unless the local cache knows its module) and compiles it for each target
+/// not cached in `caches`, storing new executables there. Cache failures become warnings: the
+/// executables are returned regardless.
 pub fn compile(
     model: &Path,
     targets: &[Target],
     options: &LowerOptions,
     plugins: &PluginPaths,
-    cache: &Cache,
+    caches: &CacheTiers,
 ) -> Result<CompileReport> {
     let mut warnings = Vec::new();
+    let cache = &caches.local;
     let Frontend {
         key: frontend_key,
         hit: frontend_hit,
@@ -179,26 +182,22 @@ pub fn compile(
         let compile_options = CompileOptions::new();
         let parts = key_parts(module_sha256, &compile_options, &identity, target, &env);
         let key = parts.key();
-        match cache.lookup(&key) {
-            Ok(Lookup::Hit(hit)) => {
-                compiled.push(Compiled {
-                    target: target.clone(),
-                    key,
-                    hit: true,
-                    entry: Some(hit.path),
-                    manifest: hit.manifest,
-                    executable: hit.payload,
-                    seconds: started.elapsed().as_secs_f64(),
-                });
-                continue;
-            }
-            miss => warn_miss(miss, &key, &mut warnings),
+        if let Some(found) = caches.lookup(&key, &mut warnings) {
+            compiled.push(Compiled {
+                target: target.clone(),
+                key,
+                origin: found.origin,
+                entry: found.entry,
+                manifest: found.manifest,
+                executable: found.payload,
+                seconds: started.elapsed().as_secs_f64(),
+            });
+            continue;
         }
         let compile_started = Instant::now();
         let executable = compile_module(&plugin, target, &module.text, &compile_options)?;
         let compile_seconds = compile_started.elapsed().as_secs_f64();
-        let (manifest, entry) = store(
-            cache,
+        let manifest = new_manifest(
             parts,
             target,
             &identity,
@@ -206,12 +205,12 @@ pub fn compile(
             &module,
             &executable,
             compile_seconds,
-            &mut warnings,
         );
+        let entry = caches.store(&manifest, &executable, &mut warnings);
         compiled.push(Compiled {
             target: target.clone(),
             key,
-            hit: false,
+            origin: Origin::Compiled,
             entry,
             manifest,
             executable,
@@ -268,21 +267,22 @@ fn frontend(
     })
 }
 
-/// Whether `model`, lowered with `options`, has an executable for `target` in the cache,
-/// without compiling: its compile key and the lookup's answer. The program is lowered (and
-/// its module stored) if the cache does not know it yet.
+/// Whether `model`, lowered with `options`, has an executable for `target` in the local cache
+/// or the shared tier, without compiling: its compile key and the answer. The program is
+/// lowered (and its module stored) if the local cache does not know it yet.
 pub fn cached_key(
     model: &Path,
     target: &Target,
     options: &LowerOptions,
     plugins: &PluginPaths,
-    cache: &Cache,
+    caches: &CacheTiers,
+    warnings: &mut Vec<String>,
 ) -> Result<(Key, bool)> {
-    let mut warnings = Vec::new();
-    let frontend = frontend(model, options, cache, &mut warnings)?;
+    let cache = &caches.local;
+    let frontend = frontend(model, options, cache, warnings)?;
     let (env, _) = knobs::current();
     let plugin = plugins.locate(target.plugin_kind())?;
-    let identity = plugin_identity(&plugin, target, cache, &mut warnings)?;
+    let identity = plugin_identity(&plugin, target, cache, warnings)?;
     let parts = key_parts(
         frontend.module_sha256,
         &CompileOptions::new(),
@@ -291,7 +291,7 @@ pub fn cached_key(
         &env,
     );
     let key = parts.key();
-    let present = matches!(cache.lookup(&key), Ok(Lookup::Hit(_)));
+    let present = caches.contains(&key, warnings);
     Ok((key, present))
 }
 
@@ -312,23 +312,8 @@ fn key_parts(
     }
 }
 
-/// Records why a lookup did not hit, unless it simply missed.
-fn warn_miss(lookup: tpuc_cache::Result<Lookup>, key: &Key, warnings: &mut Vec<String>) {
-    match lookup {
-        Ok(Lookup::Corrupt { path, reason }) => warnings.push(format!(
-            "the cache entry {key} is corrupt ({reason}); it was moved to {} and is compiled \
-             again",
-            path.display()
-        )),
-        Err(error) => warnings.push(format!("{error}; compiling without the cache")),
-        Ok(Lookup::Miss | Lookup::Hit(_)) => {}
-    }
-}
-
-/// Stores a new executable; its manifest, and its entry unless the cache refused it.
-#[allow(clippy::too_many_arguments)]
-fn store(
-    cache: &Cache,
+/// The manifest of an executable the plugin just compiled.
+fn new_manifest(
     parts: KeyParts,
     target: &Target,
     identity: &PluginIdentity,
@@ -336,9 +321,8 @@ fn store(
     module: &ModuleRecord,
     executable: &[u8],
     compile_seconds: f64,
-    warnings: &mut Vec<String>,
-) -> (Manifest, Option<PathBuf>) {
-    let manifest = Manifest {
+) -> Manifest {
+    Manifest {
         format: tpuc_cache::MANIFEST_FORMAT.to_owned(),
         key: parts.key(),
         key_parts: parts,
@@ -349,15 +333,7 @@ fn store(
         dims: module.dims.clone(),
         compile_seconds,
         created_unix: unix_now(),
-    };
-    let entry = match cache.insert(&manifest, executable) {
-        Ok(stored) => Some(stored.path),
-        Err(error) => {
-            warnings.push(not_stored(&error));
-            None
-        }
-    };
-    (manifest, entry)
+    }
 }
 
 /// How `tpuc run` used the cache.
@@ -372,8 +348,13 @@ pub struct CachedRun {
 
 /// Runs a prepared program on the XLA:CPU `runtime` through the cache: a cached executable is
 /// loaded with `PJRT_Executable_DeserializeAndLoad`, else the module is compiled and stored.
-pub fn run_cached(prepared: &Prepared, runtime: &Runtime, cache: &Cache) -> Result<CachedRun> {
+pub fn run_cached(
+    prepared: &Prepared,
+    runtime: &Runtime,
+    caches: &CacheTiers,
+) -> Result<CachedRun> {
     let mut warnings = Vec::new();
+    let cache = &caches.local;
     let module = module_record(&prepared.lowered.program);
     let target = Target::Cpu { devices: 1 };
     let plugin = runtime.plugin_path();
@@ -388,26 +369,23 @@ pub fn run_cached(prepared: &Prepared, runtime: &Runtime, cache: &Cache) -> Resu
         &env,
     );
     let key = parts.key();
-    let lookup = cache.lookup(&key);
-    let (executable, hit) = match lookup {
-        Ok(Lookup::Hit(hit)) => (runtime.deserialize(&hit.payload)?, true),
-        miss => {
-            warn_miss(miss, &key, &mut warnings);
+    let (executable, hit) = match caches.lookup(&key, &mut warnings) {
+        Some(found) => (runtime.deserialize(&found.payload)?, true),
+        None => {
             let started = Instant::now();
             let executable = runtime.compile(&module.text)?;
-            let seconds = started.elapsed().as_secs_f64();
+            let compile_seconds = started.elapsed().as_secs_f64();
             let bytes = executable.serialize()?;
-            store(
-                cache,
+            let manifest = new_manifest(
                 parts,
                 &target,
                 &identity,
                 plugin,
                 &module,
                 &bytes,
-                seconds,
-                &mut warnings,
+                compile_seconds,
             );
+            caches.store(&manifest, &bytes, &mut warnings);
             (executable, false)
         }
     };
@@ -424,15 +402,6 @@ fn warn_unknown(unknown: Vec<String>, warnings: &mut Vec<String>) {
         warnings.push(format!(
             "{name} is not a known tpuc, XLA or libtpu setting; it is hashed into the cache key"
         ));
-    }
-}
-
-fn not_stored(error: &tpuc_cache::CacheError) -> String {
-    match error {
-        tpuc_cache::CacheError::ReadOnly { .. } => {
-            format!("{error}: the result is not stored")
-        }
-        _ => format!("{error}; the result is not stored in the cache"),
     }
 }
 
@@ -621,18 +590,39 @@ pub fn plugin_identity(
 ) -> Result<PluginIdentity> {
     let stat = file_stat(path)?;
     let memo_name = format!("plugin-{}", sha256(path.as_os_str().as_encoded_bytes()));
-    if let Some(memo) = cache.memo::<PluginIdentity>(&memo_name)
-        && memo.stat == stat
-    {
+    let remembered = || {
+        cache
+            .memo::<PluginIdentity>(&memo_name)
+            .filter(|memo| memo.stat == stat)
+    };
+    if let Some(memo) = remembered() {
         return Ok(memo);
     }
-    let identity = probe_plugin(path, target, stat)?;
+    // Concurrent workers of a cold prewarm would each hash and load the same plugin; one does,
+    // the others wait and read its memo.
+    let probing = probe_lock(&memo_name);
+    let _probing = probing
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner());
+    if let Some(memo) = remembered() {
+        return Ok(memo);
+    }
+    let identity = probe_plugin(path, target, stat.clone())?;
     if let Err(error) = cache.insert_memo(&memo_name, &identity)
         && !matches!(error, tpuc_cache::CacheError::ReadOnly { .. })
     {
         warnings.push(format!("{error}; the plugin's digest is not remembered"));
     }
     Ok(identity)
+}
+
+/// The lock that serialises probes of one plugin file within this process.
+fn probe_lock(memo_name: &str) -> Arc<Mutex<()>> {
+    static LOCKS: Mutex<BTreeMap<String, Arc<Mutex<()>>>> = Mutex::new(BTreeMap::new());
+    let mut locks = LOCKS
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner());
+    Arc::clone(locks.entry(memo_name.to_owned()).or_default())
 }
 
 /// Hashes and loads the plugin to read its versions.

@@ -21,6 +21,7 @@ pub mod prewarm;
 mod run;
 mod runtime;
 mod tensor;
+mod tiers;
 
 pub use compare::{Comparison, Tolerance, compare};
 pub use compile::{CachedRun, CompileReport, Compiled, PluginPaths, Target, compile, run_cached};
@@ -31,6 +32,7 @@ pub use lower::{Lowered, emit, lower};
 pub use run::{Input, Prepared, RunOutput, output_path, prepare, run};
 pub use runtime::{Executable, Runtime};
 pub use tensor::{HostTensor, npy_dtype, npy_dtype_for_input};
+pub use tiers::{CacheTiers, Found, Origin};
 pub use tpuc_lower::{
     ArgumentBinding, ArgumentSource, LowerError, LowerOptions, ResultBinding, ResultSource,
 };

@@ -7,12 +7,13 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Instant;
 
 use serde::Serialize;
-use tpuc_cache::{Cache, Key};
+use tpuc_cache::Key;
 use tpuc_lower::LowerOptions;
 use tpuc_prewarm::{Item, Plan};
 
 use crate::compile::{PluginPaths, Target, cached_key, compile};
 use crate::error::DriverError;
+use crate::tiers::{CacheTiers, Origin};
 
 /// What a prewarm run does with each item.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -29,11 +30,13 @@ pub enum Mode {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum Status {
-    /// Already in the cache.
+    /// Already in the local cache.
     Hit,
+    /// Fetched from the shared tier (and stored locally).
+    Fetched,
     /// Compiled and stored now.
     Compiled,
-    /// Not in the cache (`--dry-run`, `--check`).
+    /// In neither tier (`--dry-run`, `--check`).
     Missing,
     Failed,
 }
@@ -53,16 +56,22 @@ pub struct ItemOutcome {
     pub warnings: Vec<String>,
 }
 
-/// Runs `mode` over the plan's items with `jobs` workers; `progress` sees each outcome as it
-/// completes. Outcomes come back in plan order; a failed item does not stop the others.
+/// Told when each item starts and ends, from the worker threads.
+pub trait Progress: Sync {
+    fn started(&self, _index: usize, _item: &Item<Target>) {}
+    fn finished(&self, index: usize, outcome: &ItemOutcome);
+}
+
+/// Runs `mode` over the plan's items with `jobs` workers, telling `progress`. Outcomes come
+/// back in plan order; a failed item does not stop the others.
 pub fn prewarm(
     plan: &Plan<Target>,
     mode: Mode,
     jobs: usize,
     base: &LowerOptions,
     plugins: &PluginPaths,
-    cache: &Cache,
-    progress: &(dyn Fn(&ItemOutcome) + Sync),
+    caches: &CacheTiers,
+    progress: &dyn Progress,
 ) -> Vec<ItemOutcome> {
     let next = AtomicUsize::new(0);
     let outcomes: Mutex<Vec<Option<ItemOutcome>>> =
@@ -75,8 +84,9 @@ pub fn prewarm(
                     let Some(item) = plan.items.get(index) else {
                         break;
                     };
-                    let outcome = run_item(item, mode, base, plugins, cache);
-                    progress(&outcome);
+                    progress.started(index, item);
+                    let outcome = run_item(item, mode, base, plugins, caches);
+                    progress.finished(index, &outcome);
                     outcomes
                         .lock()
                         .unwrap_or_else(|poisoned| poisoned.into_inner())[index] = Some(outcome);
@@ -97,7 +107,7 @@ fn run_item(
     mode: Mode,
     base: &LowerOptions,
     plugins: &PluginPaths,
-    cache: &Cache,
+    caches: &CacheTiers,
 ) -> ItemOutcome {
     let started = Instant::now();
     let mut options = base.clone();
@@ -123,30 +133,36 @@ fn run_item(
             std::slice::from_ref(&item.target),
             &options,
             plugins,
-            cache,
+            caches,
         )
         .map(|mut report| {
             outcome.warnings = std::mem::take(&mut report.warnings);
             if let Some(compiled) = report.compiled.pop() {
                 outcome.key = Some(compiled.key);
                 outcome.bytes = Some(compiled.executable.len() as u64);
-                outcome.status = if compiled.hit {
-                    Status::Hit
-                } else {
-                    Status::Compiled
+                outcome.status = match compiled.origin {
+                    Origin::Local => Status::Hit,
+                    Origin::Shared => Status::Fetched,
+                    Origin::Compiled => Status::Compiled,
                 };
             }
         }),
-        Mode::DryRun | Mode::Check => {
-            cached_key(&item.model, &item.target, &options, plugins, cache).map(|(key, present)| {
-                outcome.key = Some(key);
-                outcome.status = if present {
-                    Status::Hit
-                } else {
-                    Status::Missing
-                };
-            })
-        }
+        Mode::DryRun | Mode::Check => cached_key(
+            &item.model,
+            &item.target,
+            &options,
+            plugins,
+            caches,
+            &mut outcome.warnings,
+        )
+        .map(|(key, present)| {
+            outcome.key = Some(key);
+            outcome.status = if present {
+                Status::Hit
+            } else {
+                Status::Missing
+            };
+        }),
     };
     if let Err(error) = result {
         outcome.status = Status::Failed;

@@ -1,0 +1,205 @@
+//! The compile cache as the pipeline sees it: the local store, and optionally a shared tier
+//! behind it. Reads go local first, then shared (a verified shared entry is copied into the
+//! local store); writes go local, then shared. The shared tier never fails a compile: its
+//! faults and rejected entries become warnings.
+
+use std::path::PathBuf;
+
+use tpuc_cache::{Cache, Key, Lookup, Manifest};
+use tpuc_remote::{Fetched, PutOutcome, RemoteError, SharedTier};
+
+/// Where an executable came from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Origin {
+    /// The local cache.
+    Local,
+    /// The shared tier (and it is now in the local cache too, unless that refused it).
+    Shared,
+    /// The plugin, just now.
+    Compiled,
+}
+
+impl Origin {
+    pub fn name(self) -> &'static str {
+        match self {
+            Origin::Local => "local",
+            Origin::Shared => "shared",
+            Origin::Compiled => "compiled",
+        }
+    }
+}
+
+/// A cached executable.
+#[derive(Debug)]
+pub struct Found {
+    pub manifest: Manifest,
+    pub payload: Vec<u8>,
+    /// The local entry's directory, if the executable is in the local cache.
+    pub entry: Option<PathBuf>,
+    pub origin: Origin,
+}
+
+/// The local cache and an optional shared tier.
+#[derive(Debug)]
+pub struct CacheTiers {
+    pub local: Cache,
+    pub shared: Option<SharedTier>,
+}
+
+impl From<Cache> for CacheTiers {
+    fn from(local: Cache) -> CacheTiers {
+        CacheTiers {
+            local,
+            shared: None,
+        }
+    }
+}
+
+impl CacheTiers {
+    /// The entry `key`: local, else shared. A local hit that a writable shared tier lacks is
+    /// published to it, so a prewarm fills the shared tier from an already warm machine.
+    pub(crate) fn lookup(&self, key: &Key, warnings: &mut Vec<String>) -> Option<Found> {
+        match self.local.lookup(key) {
+            Ok(Lookup::Hit(hit)) => {
+                self.share_if_absent(&hit.manifest, &hit.payload, warnings);
+                return Some(Found {
+                    manifest: hit.manifest,
+                    payload: hit.payload,
+                    entry: Some(hit.path),
+                    origin: Origin::Local,
+                });
+            }
+            Ok(Lookup::Corrupt { path, reason }) => warnings.push(format!(
+                "the cache entry {key} is corrupt ({reason}); it was moved to {} and is \
+                 compiled again",
+                path.display()
+            )),
+            Err(error) => warnings.push(format!("{error}; compiling without the cache")),
+            Ok(Lookup::Miss) => {}
+        }
+        let shared = self.shared.as_ref()?;
+        match shared.fetch(key) {
+            Ok(Fetched::Hit { manifest, payload }) => {
+                let payload = payload.to_vec();
+                let entry = self.store_locally(&manifest, &payload, warnings);
+                Some(Found {
+                    manifest: *manifest,
+                    payload,
+                    entry,
+                    origin: Origin::Shared,
+                })
+            }
+            Ok(Fetched::Miss) => None,
+            Ok(Fetched::Rejected { reason }) => {
+                warnings.push(format!(
+                    "the shared cache entry {key} in {} is not used: {reason}",
+                    shared.url()
+                ));
+                None
+            }
+            Err(error) => {
+                warn_shared(&error, "reading", warnings);
+                None
+            }
+        }
+    }
+
+    /// Whether `key` is cached, locally or in the shared tier, without reading it.
+    pub(crate) fn contains(&self, key: &Key, warnings: &mut Vec<String>) -> bool {
+        if matches!(self.local.lookup(key), Ok(Lookup::Hit(_))) {
+            return true;
+        }
+        let Some(shared) = &self.shared else {
+            return false;
+        };
+        shared.contains(key).unwrap_or_else(|error| {
+            warn_shared(&error, "looking up", warnings);
+            false
+        })
+    }
+
+    /// Stores a new executable locally, then publishes it; the local entry, if stored.
+    pub(crate) fn store(
+        &self,
+        manifest: &Manifest,
+        payload: &[u8],
+        warnings: &mut Vec<String>,
+    ) -> Option<PathBuf> {
+        let entry = self.store_locally(manifest, payload, warnings);
+        if let Some(shared) = self.writable_shared() {
+            publish(shared, manifest, payload, warnings);
+        }
+        entry
+    }
+
+    fn store_locally(
+        &self,
+        manifest: &Manifest,
+        payload: &[u8],
+        warnings: &mut Vec<String>,
+    ) -> Option<PathBuf> {
+        match self.local.insert(manifest, payload) {
+            Ok(stored) => Some(stored.path),
+            Err(error) => {
+                warnings.push(not_stored(&error));
+                None
+            }
+        }
+    }
+
+    fn share_if_absent(&self, manifest: &Manifest, payload: &[u8], warnings: &mut Vec<String>) {
+        let Some(shared) = self.writable_shared() else {
+            return;
+        };
+        match shared.contains(&manifest.key) {
+            Ok(true) => {}
+            Ok(false) => publish(shared, manifest, payload, warnings),
+            Err(error) => warn_shared(&error, "looking up", warnings),
+        }
+    }
+
+    fn writable_shared(&self) -> Option<&SharedTier> {
+        self.shared.as_ref().filter(|shared| !shared.is_read_only())
+    }
+}
+
+fn publish(shared: &SharedTier, manifest: &Manifest, payload: &[u8], warnings: &mut Vec<String>) {
+    match shared.publish(manifest, payload) {
+        Ok(PutOutcome::Created | PutOutcome::AlreadyExists) => {}
+        Err(error) => warn_shared(&error, "writing", warnings),
+    }
+}
+
+/// A warning for a failed shared-tier operation; none while the tier rests after a fault
+/// that was already reported.
+fn warn_shared(error: &RemoteError, doing: &str, warnings: &mut Vec<String>) {
+    if matches!(error, RemoteError::Resting { .. }) {
+        return;
+    }
+    let consequence = if error.is_network_fault() {
+        "going on with the local cache only"
+    } else {
+        "the shared tier is skipped for this entry"
+    };
+    warnings.push(format!(
+        "{} while {doing} the shared cache; {consequence}",
+        error_chain(error)
+    ));
+}
+
+/// An error and its sources, on one line.
+fn error_chain(error: &(dyn std::error::Error + 'static)) -> String {
+    std::iter::successors(Some(error), |e| e.source())
+        .map(ToString::to_string)
+        .collect::<Vec<_>>()
+        .join(": ")
+}
+
+pub(crate) fn not_stored(error: &tpuc_cache::CacheError) -> String {
+    match error {
+        tpuc_cache::CacheError::ReadOnly { .. } => {
+            format!("{error}: the result is not stored")
+        }
+        _ => format!("{error}; the result is not stored in the cache"),
+    }
+}
