@@ -444,3 +444,33 @@ fn an_unusable_bucket_is_reported_once_and_the_local_cache_goes_on() {
     assert!(!out.status.success());
     assert!(String::from_utf8_lossy(&out.stderr).contains("no --remote"));
 }
+
+#[test]
+fn a_terminal_gets_progress_bars_and_a_log_gets_lines() {
+    let dir = plan_dir(8);
+    let cache = dir.path().join("cache");
+    let (_, logged) = prewarm_ok(dir.path(), &cache, &["--dry-run"]);
+    assert!(logged.contains("[12/12] missing"), "{logged}");
+    assert!(
+        !logged.contains('\u{1b}'),
+        "escape codes in a log:\n{logged}"
+    );
+
+    // The same under a pseudo-terminal (util-linux `script`).
+    let tpuc = env!("CARGO_BIN_EXE_tpuc");
+    let line = format!("{tpuc} prewarm plan.toml --dry-run -j 2");
+    let out = std::process::Command::new("script")
+        .args(["-qec", &line, "/dev/null"])
+        .current_dir(dir.path())
+        .env("TPUC_CACHE_DIR", &cache)
+        .output()
+        .unwrap();
+    let shown = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{shown}");
+    assert!(shown.contains("items"), "{shown}");
+    assert!(
+        shown.contains("\u{1b}[2K"),
+        "no progress bar drawn on a terminal:\n{shown}"
+    );
+    assert!(!shown.contains("[12/12]"), "{shown}");
+}
