@@ -69,8 +69,23 @@ pub const REGISTRY: &[Knob] = &[
         "it only reaches the remote store",
     ),
     ignored(
+        "AWS_ENDPOINT_URL",
+        "the S3-compatible endpoint of the remote cache tier",
+        "it only reaches the remote store",
+    ),
+    ignored(
+        "AWS_REGION",
+        "the region of the remote cache tier's bucket",
+        "it only reaches the remote store",
+    ),
+    ignored(
         "AWS_SECRET_ACCESS_KEY",
         "credentials of the remote cache tier",
+        "it only reaches the remote store",
+    ),
+    ignored(
+        "AWS_SESSION_TOKEN",
+        "temporary credentials of the remote cache tier",
         "it only reaches the remote store",
     ),
     ignored(
