@@ -4,23 +4,8 @@ use crate::dense::DenseElements;
 use crate::types::{ElementType, TensorType};
 
 macro_rules! keyword_enum {
-    ($(#[$meta:meta])* $name:ident { $($variant:ident => $text:literal),+ $(,)? }) => {
-        $(#[$meta])*
-        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-        pub enum $name { $($variant),+ }
-
-        impl $name {
-            pub const ALL: &'static [$name] = &[$(Self::$variant),+];
-
-            /// The keyword MLIR prints.
-            pub fn keyword(self) -> &'static str {
-                match self { $(Self::$variant => $text),+ }
-            }
-
-            pub fn from_keyword(text: &str) -> Option<Self> {
-                Self::ALL.iter().copied().find(|v| v.keyword() == text)
-            }
-        }
+    ($($enum:tt)*) => {
+        crate::text_enum!(keyword / from_keyword, "The keyword MLIR prints."; $($enum)*);
     };
 }
 

@@ -4,6 +4,31 @@
 //! regions addressed by [`Value`], [`OpId`], [`BlockId`] and [`RegionId`]. Operations are
 //! [`OpKind`] variants with typed attributes.
 
+/// An enum whose variants each have one text form: `ALL`, the text of a variant (`$text`) and
+/// the variant of a text (`$from`).
+macro_rules! text_enum {
+    ($text:ident / $from:ident, $text_doc:literal;
+     $(#[$meta:meta])* $name:ident { $($variant:ident => $spelling:literal),+ $(,)? }) => {
+        $(#[$meta])*
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+        pub enum $name { $($variant),+ }
+
+        impl $name {
+            pub const ALL: &'static [$name] = &[$(Self::$variant),+];
+
+            #[doc = $text_doc]
+            pub fn $text(self) -> &'static str {
+                match self { $(Self::$variant => $spelling),+ }
+            }
+
+            pub fn $from(text: &str) -> Option<Self> {
+                Self::ALL.iter().copied().find(|v| v.$text() == text)
+            }
+        }
+    };
+}
+pub(crate) use text_enum;
+
 pub mod attr;
 pub mod builder;
 pub mod dense;

@@ -8,19 +8,8 @@ use crate::attr::{
 use crate::dense::DenseElements;
 
 macro_rules! op_enum {
-    ($(#[$meta:meta])* $name:ident { $($variant:ident => $text:literal),+ $(,)? }) => {
-        $(#[$meta])*
-        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-        pub enum $name { $($variant),+ }
-
-        impl $name {
-            pub const ALL: &'static [$name] = &[$(Self::$variant),+];
-
-            /// The full op name, e.g. `stablehlo.add`.
-            pub fn name(self) -> &'static str {
-                match self { $(Self::$variant => $text),+ }
-            }
-        }
+    ($($enum:tt)*) => {
+        crate::text_enum!(name / from_name, "The full op name, e.g. `stablehlo.add`."; $($enum)*);
     };
 }
 

@@ -1,10 +1,13 @@
 //! The parser on StableHLO text JAX wrote (testdata/jax): every module parses, verifies and
 //! survives print → parse → print unchanged; CHLO is rejected with a diagnostic.
 
+mod common;
+
 use std::path::{Path, PathBuf};
 
+use common::{PRINTERS, STYLES};
 use tpuc_ir::parse::parse_module;
-use tpuc_ir::{LocationStyle, Module, PrintOptions, print, verify};
+use tpuc_ir::{Module, PrintOptions, print, verify};
 
 fn jax_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../testdata/jax")
@@ -40,12 +43,6 @@ fn parse_file(path: &Path) -> Module {
     })
 }
 
-const STYLES: [LocationStyle; 3] = [
-    LocationStyle::Strip,
-    LocationStyle::Inline,
-    LocationStyle::Aliases,
-];
-
 #[test]
 fn jax_modules_parse_verify_and_round_trip() {
     for path in mlir_files().iter().filter(|p| !is_chlo(p)) {
@@ -62,13 +59,7 @@ fn jax_modules_parse_verify_and_round_trip() {
         }
         for style in STYLES {
             let options = PrintOptions::with_locations(style);
-            for (form, printer) in [
-                (
-                    "pretty",
-                    print::pretty as fn(&Module, &PrintOptions) -> String,
-                ),
-                ("generic", print::generic),
-            ] {
+            for (form, printer) in PRINTERS {
                 let first = printer(&module, &options);
                 let reparsed = parse_module(&first).unwrap_or_else(|error| {
                     panic!(

@@ -1,6 +1,9 @@
 //! Print → parse → print is the identity for every op kind, in both forms and every location
 //! style, on modules built through the low-level construction API.
 
+mod common;
+
+use common::{PRINTERS, STYLES};
 use tpuc_ir::parse::parse_module;
 use tpuc_ir::*;
 
@@ -983,12 +986,6 @@ fn module() -> Module {
     module
 }
 
-const STYLES: [LocationStyle; 3] = [
-    LocationStyle::Strip,
-    LocationStyle::Inline,
-    LocationStyle::Aliases,
-];
-
 #[test]
 fn every_op_kind_round_trips_in_both_forms() {
     let module = module();
@@ -998,13 +995,7 @@ fn every_op_kind_round_trips_in_both_forms() {
     );
     for style in STYLES {
         let options = PrintOptions::with_locations(style);
-        for (form, printer) in [
-            (
-                "pretty",
-                print::pretty as fn(&Module, &PrintOptions) -> String,
-            ),
-            ("generic", print::generic),
-        ] {
+        for (form, printer) in PRINTERS {
             let text = printer(&module, &options);
             let parsed = parse_module(&text).unwrap_or_else(|e| {
                 panic!(

@@ -60,19 +60,13 @@ impl Parser<'_> {
         let (symbol, _, _) = self.c.symbol(&format!("as {what}"))?;
         let symbol = self.synthesized(value(symbol), at);
         let operands = self.operands_paren(&format!("after {what}"))?;
-        let mut attrs = self.opt_attr_dict()?;
-        attrs.push((attr.to_string(), symbol));
-        let (inputs, results) = self.functional_sig()?;
-        self.finish_op(
+        self.finish_functional(
             f,
             block,
             name,
             span,
             operands,
-            inputs,
-            results,
-            Vec::new(),
-            attrs,
+            vec![(attr.to_string(), symbol)],
         )
     }
 
@@ -176,19 +170,7 @@ impl Parser<'_> {
                     );
                     attrs.push(("compare_type".to_string(), ty));
                 }
-                attrs.extend(self.opt_attr_dict()?);
-                let (inputs, results) = self.functional_sig()?;
-                self.finish_op(
-                    f,
-                    block,
-                    name,
-                    span,
-                    vec![lhs, rhs],
-                    inputs,
-                    results,
-                    Vec::new(),
-                    attrs,
-                )
+                self.finish_functional(f, block, name, span, vec![lhs, rhs], attrs)
             }
             "stablehlo.constant" => {
                 let mut attrs = self.opt_attr_dict()?;
@@ -236,7 +218,7 @@ impl Parser<'_> {
                         self.c.expect(Token::Comma, "between slice ranges")?;
                     }
                 }
-                let mut attrs = vec![
+                let attrs = vec![
                     (
                         "start_indices".to_string(),
                         self.synthesized(AttrValue::I64Array(starts), at),
@@ -250,19 +232,7 @@ impl Parser<'_> {
                         self.synthesized(AttrValue::I64Array(strides), at),
                     ),
                 ];
-                attrs.extend(self.opt_attr_dict()?);
-                let (inputs, results) = self.functional_sig()?;
-                self.finish_op(
-                    f,
-                    block,
-                    name,
-                    span,
-                    vec![operand],
-                    inputs,
-                    results,
-                    Vec::new(),
-                    attrs,
-                )
+                self.finish_functional(f, block, name, span, vec![operand], attrs)
             }
             "stablehlo.convolution" => {
                 let operands = self.operands_paren("after `stablehlo.convolution`")?;
@@ -297,19 +267,7 @@ impl Parser<'_> {
                         attrs.push((generic.to_string(), value));
                     }
                 }
-                attrs.extend(self.opt_attr_dict()?);
-                let (inputs, results) = self.functional_sig()?;
-                self.finish_op(
-                    f,
-                    block,
-                    name,
-                    span,
-                    operands,
-                    inputs,
-                    results,
-                    Vec::new(),
-                    attrs,
-                )
+                self.finish_functional(f, block, name, span, operands, attrs)
             }
             "stablehlo.reduce" => self.custom_reduce(f, block, span),
             "stablehlo.while" => self.custom_while(f, block, span),
@@ -327,19 +285,13 @@ impl Parser<'_> {
                 let composite = self.c.string("as the composite name")?;
                 let composite = self.synthesized(AttrValue::Str(composite), at);
                 let operands = self.operands_bare()?;
-                let mut attrs = self.opt_attr_dict()?;
-                attrs.push(("name".to_string(), composite));
-                let (inputs, results) = self.functional_sig()?;
-                self.finish_op(
+                self.finish_functional(
                     f,
                     block,
                     name,
                     span,
                     operands,
-                    inputs,
-                    results,
-                    Vec::new(),
-                    attrs,
+                    vec![("name".to_string(), composite)],
                 )
             }
             "stablehlo.replica_id" | "stablehlo.partition_id" => {
@@ -386,6 +338,32 @@ impl Parser<'_> {
                 format!("`{name}` takes a plain type list here, not a function type"),
             )),
         }
+    }
+
+    /// The tail of an op without regions: `{attrs} : (inputs) -> results`; the dictionary's
+    /// attributes join `attrs`.
+    fn finish_functional(
+        &mut self,
+        f: &mut Function,
+        block: BlockId,
+        name: &str,
+        span: (usize, usize),
+        operands: Vec<Value>,
+        mut attrs: Vec<(String, Attr)>,
+    ) -> PResult<OpId> {
+        attrs.extend(self.opt_attr_dict()?);
+        let (inputs, results) = self.functional_sig()?;
+        self.finish_op(
+            f,
+            block,
+            name,
+            span,
+            operands,
+            inputs,
+            results,
+            Vec::new(),
+            attrs,
+        )
     }
 
     fn functional_sig(&mut self) -> PResult<(Vec<Type>, Vec<Type>)> {
@@ -614,10 +592,7 @@ impl Parser<'_> {
         let mut applies = None;
         if self.c.eat_ident("applies")? {
             let (inner, start, end) = self.c.ident("as the reduction op")?;
-            let binary = crate::op::BinaryOp::ALL
-                .iter()
-                .copied()
-                .find(|op| op.name() == inner);
+            let binary = crate::op::BinaryOp::from_name(&inner);
             let binary = binary.ok_or_else(|| {
                 self.c.error_at(
                     start,

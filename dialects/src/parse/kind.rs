@@ -18,18 +18,10 @@ pub(crate) enum Known {
     No(String, Option<&'static str>),
 }
 
-fn unary(name: &str) -> Option<UnaryOp> {
-    UnaryOp::ALL.iter().copied().find(|op| op.name() == name)
-}
-
-fn binary(name: &str) -> Option<BinaryOp> {
-    BinaryOp::ALL.iter().copied().find(|op| op.name() == name)
-}
-
 /// Whether tpuc models the op `name`; if not, the message and help to show.
 pub(crate) fn known(name: &str) -> Known {
-    if unary(name).is_some()
-        || binary(name).is_some()
+    if UnaryOp::from_name(name).is_some()
+        || BinaryOp::from_name(name).is_some()
         || name == "stablehlo.dot"
         || OpKind::OTHER_NAMES.contains(&name)
     {
@@ -367,10 +359,10 @@ impl KindCx<'_> {
     /// The op kind of `self.op` with `results` as its result types.
     pub(crate) fn build(&mut self, operands: &[Type], results: &[Type]) -> PResult<OpKind> {
         let op = self.op;
-        if let Some(unary) = unary(op) {
+        if let Some(unary) = UnaryOp::from_name(op) {
             return Ok(OpKind::Unary(unary));
         }
-        if let Some(binary) = binary(op) {
+        if let Some(binary) = BinaryOp::from_name(op) {
             return Ok(OpKind::Binary(binary));
         }
         Ok(match op {

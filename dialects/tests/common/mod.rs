@@ -1,7 +1,21 @@
-//! Modules built through the public builder API, shared by the printer, verifier and PJRT tests.
+//! Modules built through the public builder API, and the print settings every round trip covers;
+//! shared by the printer, verifier, parser and PJRT tests.
 #![allow(dead_code)]
 
 use tpuc_ir::*;
+
+/// Every way locations can be printed.
+pub const STYLES: [LocationStyle; 3] = [
+    LocationStyle::Strip,
+    LocationStyle::Inline,
+    LocationStyle::Aliases,
+];
+
+/// A module printer: `print::pretty` or `print::generic`.
+pub type Printer = fn(&Module, &PrintOptions) -> String;
+
+/// Both printers, by name.
+pub const PRINTERS: [(&str, Printer); 2] = [("pretty", print::pretty), ("generic", print::generic)];
 
 pub fn f32s(shape: &[u64]) -> TensorType {
     TensorType::of(shape, ElementType::F32)
