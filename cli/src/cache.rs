@@ -41,7 +41,7 @@ impl CacheArgs {
 }
 
 /// The shared tier behind the local cache; shared by the commands that compile.
-#[derive(clap::Args, Clone, Default)]
+#[derive(clap::Args)]
 pub struct RemoteArgs {
     /// A shared cache tier behind the local one: s3://BUCKET[/PREFIX] on AWS S3 or any
     /// S3-compatible store, with credentials from the AWS_* environment variables.

@@ -15,6 +15,26 @@ use crate::lower::LoweringArgs;
 /// Exit code of `tpuc cache verify` when it found corrupt entries.
 pub const CACHE_CORRUPT: u8 = 4;
 
+/// Explicit plugin libraries; shared by the commands that load plugins.
+#[derive(clap::Args)]
+pub struct PluginArgs {
+    /// The XLA:CPU plugin library (else $TPUC_CPU_PLUGIN, else the plugin directory).
+    #[arg(long, value_name = "PATH")]
+    cpu_plugin: Option<PathBuf>,
+    /// libtpu (else $TPU_LIBRARY_PATH, else the plugin directory).
+    #[arg(long, value_name = "PATH")]
+    tpu_plugin: Option<PathBuf>,
+}
+
+impl PluginArgs {
+    pub fn paths(&self) -> PluginPaths {
+        PluginPaths {
+            cpu: self.cpu_plugin.clone(),
+            tpu: self.tpu_plugin.clone(),
+        }
+    }
+}
+
 #[derive(clap::Args)]
 pub struct Args {
     /// The `.pt2` archive written by `torch.export.save`.
@@ -26,12 +46,8 @@ pub struct Args {
     /// Also write the serialized executable to this file (one target only).
     #[arg(short, long, value_name = "FILE")]
     output: Option<PathBuf>,
-    /// The XLA:CPU plugin library (else $TPUC_CPU_PLUGIN, else the plugin directory).
-    #[arg(long, value_name = "PATH")]
-    cpu_plugin: Option<PathBuf>,
-    /// libtpu (else $TPU_LIBRARY_PATH, else the plugin directory).
-    #[arg(long, value_name = "PATH")]
-    tpu_plugin: Option<PathBuf>,
+    #[command(flatten)]
+    plugins: PluginArgs,
     /// Output format.
     #[arg(long, value_enum, default_value_t = Format::Text)]
     format: Format,
@@ -56,10 +72,7 @@ pub fn run(args: &Args) -> Result<ExitCode> {
     let caches = args
         .remote
         .open(args.cache.open()?, &PlanOptions::default())?;
-    let plugins = PluginPaths {
-        cpu: args.cpu_plugin.clone(),
-        tpu: args.tpu_plugin.clone(),
-    };
+    let plugins = args.plugins.paths();
     let report = tpuc_driver::compile(
         &args.model,
         &args.targets,

@@ -10,10 +10,11 @@ use std::time::{Duration, Instant};
 use indicatif::{MultiProgress, ProgressBar, ProgressDrawTarget, ProgressStyle};
 use miette::{IntoDiagnostic, Result, miette};
 use tpuc_driver::prewarm::{ItemOutcome, Mode, Progress, Status};
-use tpuc_driver::{LowerOptions, PluginPaths, Target};
+use tpuc_driver::{LowerOptions, Target};
 use tpuc_prewarm::{Item, Plan};
 
 use crate::cache::{CacheArgs, RemoteArgs, human_size};
+use crate::compile::PluginArgs;
 
 #[derive(clap::Args)]
 pub struct Args {
@@ -31,12 +32,8 @@ pub struct Args {
     /// Compile nothing; exit non-zero listing the items missing from the cache.
     #[arg(long)]
     check: bool,
-    /// The XLA:CPU plugin library (else $TPUC_CPU_PLUGIN, else the plugin directory).
-    #[arg(long, value_name = "PATH")]
-    cpu_plugin: Option<PathBuf>,
-    /// libtpu (else $TPU_LIBRARY_PATH, else the plugin directory).
-    #[arg(long, value_name = "PATH")]
-    tpu_plugin: Option<PathBuf>,
+    #[command(flatten)]
+    plugins: PluginArgs,
     #[command(flatten)]
     cache: CacheArgs,
     #[command(flatten)]
@@ -47,10 +44,7 @@ pub fn run(args: &Args) -> Result<ExitCode> {
     let started = Instant::now();
     let plan = Plan::<Target>::load(&args.plan)?;
     let caches = args.remote.open(args.cache.open()?, &plan.options)?;
-    let plugins = PluginPaths {
-        cpu: args.cpu_plugin.clone(),
-        tpu: args.tpu_plugin.clone(),
-    };
+    let plugins = args.plugins.paths();
     let mode = match (args.dry_run, args.check) {
         (true, _) => Mode::DryRun,
         (_, true) => Mode::Check,

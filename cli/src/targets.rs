@@ -1,32 +1,24 @@
 //! `tpuc targets`: the plugins found, their versions and paths, and the targets they serve.
 
-use std::path::PathBuf;
-
 use miette::Result;
+use tpuc_driver::Target;
 use tpuc_driver::compile::{PluginDescription, TPU_TOPOLOGIES, describe_plugin};
-use tpuc_driver::{PluginPaths, Target};
 
 use crate::Format;
 use crate::cache::print_json;
+use crate::compile::PluginArgs;
 
 #[derive(clap::Args)]
 pub struct Args {
-    /// The XLA:CPU plugin library (else $TPUC_CPU_PLUGIN, else the plugin directory).
-    #[arg(long, value_name = "PATH")]
-    cpu_plugin: Option<PathBuf>,
-    /// libtpu (else $TPU_LIBRARY_PATH, else the plugin directory).
-    #[arg(long, value_name = "PATH")]
-    tpu_plugin: Option<PathBuf>,
+    #[command(flatten)]
+    plugins: PluginArgs,
     /// Output format.
     #[arg(long, value_enum, default_value_t = Format::Text)]
     format: Format,
 }
 
 pub fn run(args: &Args) -> Result<()> {
-    let plugins = PluginPaths {
-        cpu: args.cpu_plugin.clone(),
-        tpu: args.tpu_plugin.clone(),
-    };
+    let plugins = args.plugins.paths();
     let topologies: Vec<String> = TPU_TOPOLOGIES
         .iter()
         .map(|(_, example)| format!("tpu:{example}"))

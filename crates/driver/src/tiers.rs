@@ -6,7 +6,7 @@
 use std::path::PathBuf;
 
 use tpuc_cache::{Cache, Key, Lookup, Manifest};
-use tpuc_remote::{Fetched, PutOutcome, RemoteError, SharedTier};
+use tpuc_remote::{Fetched, RemoteError, SharedTier};
 
 /// Where an executable came from.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -104,7 +104,8 @@ impl CacheTiers {
         }
     }
 
-    /// Whether `key` is cached, locally or in the shared tier, without reading it.
+    /// Whether `key` is cached: a verified local entry, or a manifest in the shared tier (not
+    /// fetched).
     pub(crate) fn contains(&self, key: &Key, warnings: &mut Vec<String>) -> bool {
         if matches!(self.local.lookup(key), Ok(Lookup::Hit(_))) {
             return true;
@@ -164,9 +165,9 @@ impl CacheTiers {
 }
 
 fn publish(shared: &SharedTier, manifest: &Manifest, payload: &[u8], warnings: &mut Vec<String>) {
-    match shared.publish(manifest, payload) {
-        Ok(PutOutcome::Created | PutOutcome::AlreadyExists) => {}
-        Err(error) => warn_shared(&error, "writing", warnings),
+    // `AlreadyExists` is success too: another writer published the same entry first.
+    if let Err(error) = shared.publish(manifest, payload) {
+        warn_shared(&error, "writing", warnings);
     }
 }
 
