@@ -274,7 +274,7 @@ impl<'a> Verifier<'a> {
                     format!("a region has {} blocks, expected 1", blocks.len()),
                 ));
             }
-            region_sigs.push(region_sig(f, blocks[0]));
+            region_sigs.push(RegionSig::of_block(f, blocks[0]));
         }
         let operand_types: Vec<Type> = data
             .operands
@@ -387,25 +387,5 @@ impl<'a> Verifier<'a> {
             }
         }
         Ok(())
-    }
-}
-
-fn region_sig(f: &Function, block: BlockId) -> RegionSig {
-    RegionSig {
-        args: f
-            .block(block)
-            .args
-            .iter()
-            .map(|&v| f.value_type(v).clone())
-            .collect(),
-        returns: f
-            .terminator(block)
-            .map(|t| {
-                t.operands
-                    .iter()
-                    .map(|&v| f.value_type(v).clone())
-                    .collect()
-            })
-            .unwrap_or_default(),
     }
 }

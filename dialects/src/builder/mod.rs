@@ -247,22 +247,7 @@ impl FunctionBuilder {
             .blocks
             .first()
             .ok_or_else(|| IrError::builder("a region needs a block"))?;
-        let args = f
-            .block(block)
-            .args
-            .iter()
-            .map(|&v| f.value_type(v).clone())
-            .collect();
-        let returns = f
-            .terminator(block)
-            .map(|t| {
-                t.operands
-                    .iter()
-                    .map(|&v| f.value_type(v).clone())
-                    .collect()
-            })
-            .unwrap_or_default();
-        Ok(RegionSig { args, returns })
+        Ok(RegionSig::of_block(f, block))
     }
 
     /// Builds a detached single-block region whose block takes `arg_types`; `body` returns the

@@ -20,6 +20,7 @@ use std::collections::HashSet;
 use crate::attr::CustomCallApiVersion;
 use crate::op::OpKind;
 use crate::types::{Dim, ElementType, TensorType, Type};
+use crate::{BlockId, Function, Value};
 
 pub(crate) type InferResult<T> = Result<T, String>;
 
@@ -28,6 +29,20 @@ pub(crate) type InferResult<T> = Result<T, String>;
 pub(crate) struct RegionSig {
     pub args: Vec<Type>,
     pub returns: Vec<Type>,
+}
+
+impl RegionSig {
+    /// The argument types of `block` and the operand types of its terminator (none without one).
+    pub fn of_block(f: &Function, block: BlockId) -> RegionSig {
+        let types = |values: &[Value]| values.iter().map(|&v| f.value_type(v).clone()).collect();
+        RegionSig {
+            args: types(&f.block(block).args),
+            returns: f
+                .terminator(block)
+                .map(|t| types(&t.operands))
+                .unwrap_or_default(),
+        }
+    }
 }
 
 /// What inference sees of an op.
