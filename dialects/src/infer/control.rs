@@ -3,20 +3,9 @@
 use super::{InferResult, RegionSig, check_dims, count, declared, list, scalar, tensor};
 use crate::types::{Dim, ElementType, TensorType, Type};
 
-fn check_returns(region: &RegionSig, expected: &[Type], what: &str) -> InferResult<()> {
-    if region.returns != expected {
-        return Err(format!(
-            "{what} must return ({}), returns ({})",
-            list(expected),
-            list(&region.returns)
-        ));
-    }
-    Ok(())
-}
-
 pub(super) fn while_loop(operands: &[Type], regions: &[RegionSig]) -> InferResult<Vec<Type>> {
-    check_returns(&regions[0], &[scalar(ElementType::I1)], "cond")?;
-    check_returns(&regions[1], operands, "body")?;
+    regions[0].check_returns(&[scalar(ElementType::I1)], "cond")?;
+    regions[1].check_returns(operands, "body")?;
     Ok(operands.to_vec())
 }
 
@@ -38,7 +27,7 @@ fn branches(regions: &[RegionSig]) -> InferResult<Vec<Type>> {
         if !region.args.is_empty() {
             return Err(format!("branch {i} must take no arguments"));
         }
-        check_returns(region, &first.returns, &format!("branch {i}"))?;
+        region.check_returns(&first.returns, &format!("branch {i}"))?;
     }
     Ok(first.returns.clone())
 }

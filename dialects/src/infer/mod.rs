@@ -43,6 +43,18 @@ impl RegionSig {
                 .unwrap_or_default(),
         }
     }
+
+    /// That the region returns exactly `expected`; `what` names the region in the error.
+    pub fn check_returns(&self, expected: &[Type], what: &str) -> InferResult<()> {
+        if self.returns != expected {
+            return Err(format!(
+                "{what} must return ({}), returns ({})",
+                list(expected),
+                list(&self.returns)
+            ));
+        }
+        Ok(())
+    }
 }
 
 /// What inference sees of an op.

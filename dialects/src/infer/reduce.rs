@@ -40,17 +40,6 @@ fn inputs_and_inits(operands: &[Type]) -> InferResult<(Vec<&TensorType>, Vec<Ele
     Ok((inputs, elements))
 }
 
-fn check_body_returns(region: &RegionSig, expected: &[Type], what: &str) -> InferResult<()> {
-    if region.returns != expected {
-        return Err(format!(
-            "{what} must return ({}), returns ({})",
-            list(expected),
-            list(&region.returns)
-        ));
-    }
-    Ok(())
-}
-
 pub(super) fn reduce(
     dimensions: &[i64],
     operands: &[Type],
@@ -59,7 +48,7 @@ pub(super) fn reduce(
     let (inputs, elements) = inputs_and_inits(operands)?;
     check_dims(dimensions, inputs[0].rank(), "dimension")?;
     let scalars: Vec<Type> = elements.iter().map(|&e| scalar(e)).collect();
-    check_body_returns(&regions[0], &scalars, "body")?;
+    regions[0].check_returns(&scalars, "body")?;
     let shape: Vec<Dim> = (0..inputs[0].rank())
         .filter(|d| !dimensions.contains(&(*d as i64)))
         .map(|d| inputs[0].shape[d])
@@ -116,7 +105,7 @@ pub(super) fn reduce_window(
 ) -> InferResult<Vec<Type>> {
     let (inputs, elements) = inputs_and_inits(operands)?;
     let scalars: Vec<Type> = elements.iter().map(|&e| scalar(e)).collect();
-    check_body_returns(&regions[0], &scalars, "body")?;
+    regions[0].check_returns(&scalars, "body")?;
     let shape = window_shape(window, inputs[0])?;
     Ok(elements
         .iter()
@@ -160,8 +149,8 @@ pub(super) fn select_and_scatter(
             super::shape_str(&windows)
         ));
     }
-    check_body_returns(&regions[0], &[scalar(ElementType::I1)], "select")?;
-    check_body_returns(&regions[1], &[scalar(source.element)], "scatter")?;
+    regions[0].check_returns(&[scalar(ElementType::I1)], "select")?;
+    regions[1].check_returns(&[scalar(source.element)], "scatter")?;
     Ok(vec![operands[0].clone()])
 }
 
@@ -187,6 +176,6 @@ pub(super) fn sort(
             -rank
         ));
     }
-    check_body_returns(&regions[0], &[scalar(ElementType::I1)], "comparator")?;
+    regions[0].check_returns(&[scalar(ElementType::I1)], "comparator")?;
     Ok(operands.to_vec())
 }
