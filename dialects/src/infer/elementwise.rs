@@ -72,7 +72,8 @@ fn binary_accepts(op: BinaryOp, element: ElementType) -> bool {
     }
 }
 
-pub(super) fn binary(op: BinaryOp, operands: &[Type]) -> InferResult<Vec<Type>> {
+/// The two operands of a binary op or a comparison, which share an element type.
+fn same_element_pair(operands: &[Type]) -> InferResult<(&TensorType, &TensorType)> {
     count(operands, 2)?;
     let lhs = tensor(&operands[0], "lhs")?;
     let rhs = tensor(&operands[1], "rhs")?;
@@ -82,6 +83,11 @@ pub(super) fn binary(op: BinaryOp, operands: &[Type]) -> InferResult<Vec<Type>> 
             lhs.element, rhs.element
         ));
     }
+    Ok((lhs, rhs))
+}
+
+pub(super) fn binary(op: BinaryOp, operands: &[Type]) -> InferResult<Vec<Type>> {
+    let (lhs, rhs) = same_element_pair(operands)?;
     if !binary_accepts(op, lhs.element) {
         return Err(format!("does not accept element type {}", lhs.element));
     }
@@ -108,15 +114,7 @@ pub(super) fn compare(
     compare_type: Option<ComparisonType>,
     operands: &[Type],
 ) -> InferResult<Vec<Type>> {
-    count(operands, 2)?;
-    let lhs = tensor(&operands[0], "lhs")?;
-    let rhs = tensor(&operands[1], "rhs")?;
-    if lhs.element != rhs.element {
-        return Err(format!(
-            "operand element types differ: {} and {}",
-            lhs.element, rhs.element
-        ));
-    }
+    let (lhs, rhs) = same_element_pair(operands)?;
     if let Some(compare_type) = compare_type {
         let expected = default_compare_type(lhs.element);
         let ok = compare_type == expected

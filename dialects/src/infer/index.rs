@@ -57,21 +57,27 @@ fn check_start_indices(indices: &[Type], count: usize) -> InferResult<()> {
     Ok(())
 }
 
+/// That a slice of `size` elements fits dimension `d`, of extent `dim`.
+fn check_slice_fits(d: usize, size: i64, dim: &Dim) -> InferResult<()> {
+    let fits = match dim {
+        Dim::Static(n) => (0..=*n as i64).contains(&size),
+        Dim::Dynamic => size >= 0,
+    };
+    if !fits {
+        return Err(format!(
+            "slice size {size} does not fit dimension {d} of size {dim}"
+        ));
+    }
+    Ok(())
+}
+
 pub(super) fn dynamic_slice(sizes: &[i64], operands: &[Type]) -> InferResult<Vec<Type>> {
     let operand = tensor(operands.first().ok_or("expects an operand")?, "operand")?;
     let rank = operand.rank();
     check_start_indices(&operands[1..], rank)?;
     check_len(sizes, rank, "slice_sizes")?;
     for (d, (&size, dim)) in sizes.iter().zip(&operand.shape).enumerate() {
-        let fits = match dim {
-            Dim::Static(n) => (0..=*n as i64).contains(&size),
-            Dim::Dynamic => size >= 0,
-        };
-        if !fits {
-            return Err(format!(
-                "slice size {size} does not fit dimension {d} of size {dim}"
-            ));
-        }
+        check_slice_fits(d, size, dim)?;
     }
     let shape = sizes.iter().map(|&s| Dim::Static(s as u64)).collect();
     Ok(vec![Type::Tensor(TensorType::new(shape, operand.element))])
@@ -240,15 +246,7 @@ pub(super) fn gather(
     check_gather_dims(dims, operand, indices)?;
     check_len(slice_sizes, operand.rank(), "slice_sizes")?;
     for (d, (&size, dim)) in slice_sizes.iter().zip(&operand.shape).enumerate() {
-        let fits = match dim {
-            Dim::Static(n) => (0..=*n as i64).contains(&size),
-            Dim::Dynamic => size >= 0,
-        };
-        if !fits {
-            return Err(format!(
-                "slice size {size} does not fit dimension {d} of size {dim}"
-            ));
-        }
+        check_slice_fits(d, size, dim)?;
         let collapsed = dims.collapsed_slice_dims.contains(&(d as i64))
             || dims.operand_batching_dims.contains(&(d as i64));
         if collapsed && size > 1 {
