@@ -40,6 +40,7 @@ pub mod module;
 pub mod op;
 pub mod parse;
 pub mod print;
+mod traits;
 pub mod types;
 pub mod verify;
 
