@@ -126,6 +126,14 @@ impl DenseElements {
         decode(element, &self.bytes[index * width..(index + 1) * width])
     }
 
+    /// Float element `index` as an `f64`, infinities and NaN included; `None` for other types.
+    pub fn float_at(&self, element: ElementType, index: usize) -> Option<f64> {
+        let ElementValue::Float(float) = self.value(element, index) else {
+            return None;
+        };
+        Some(float.value.unwrap_or_else(|| float_special(element, float.bits)))
+    }
+
     /// Whether the data fits a tensor of type `ty`.
     pub fn fits(&self, ty: &TensorType) -> bool {
         let width = ty.element.storage_bytes();
@@ -196,6 +204,25 @@ pub(crate) fn decode_float(element: ElementType, bits: u64) -> FloatBits {
     FloatBits {
         bits,
         value: value.filter(|v| v.is_finite()),
+    }
+}
+
+/// The infinity or NaN that the bits of a non-finite float encode.
+fn float_special(element: ElementType, bits: u64) -> f64 {
+    match element {
+        ElementType::F32 => f64::from(f32::from_bits(bits as u32)),
+        ElementType::F64 => f64::from_bits(bits),
+        _ => match element.float_format() {
+            Some(format) if format.ieee_specials && bits & ((1 << format.mantissa_bits) - 1) == 0 => {
+                let width = 1 + format.exponent_bits + format.mantissa_bits;
+                if (bits >> (width - 1)) & 1 == 1 {
+                    f64::NEG_INFINITY
+                } else {
+                    f64::INFINITY
+                }
+            }
+            _ => f64::NAN,
+        },
     }
 }
 

@@ -1,5 +1,8 @@
 //! Functions and the arenas they own: values, operations, blocks and regions, addressed by index.
 
+mod edit;
+mod walk;
+
 use crate::attr::NamedAttrs;
 use crate::location::Location;
 use crate::op::OpKind;
@@ -54,6 +57,8 @@ pub struct ValueData {
     pub def: ValueDef,
 }
 
+/// An operation. Read through [`Function::op`]; change through the editing methods of
+/// [`Function`] (`set_operand`, `kind_mut`, ...), which keep use lists and parent links right.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Operation {
     pub kind: OpKind,
@@ -63,17 +68,41 @@ pub struct Operation {
     /// Discardable attributes (e.g. `mhlo.frontend_attributes`, `sdy.sharding`), printed in order.
     pub attrs: NamedAttrs,
     pub location: Location,
+    /// The block holding the op; `None` once erased or while detached.
+    pub parent: Option<BlockId>,
 }
 
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Block {
     pub args: Vec<Value>,
     pub ops: Vec<OpId>,
+    /// The region holding the block.
+    pub parent: Option<RegionId>,
 }
 
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Region {
     pub blocks: Vec<BlockId>,
+    /// The op carrying the region; `None` for a function body or a region not yet attached.
+    pub parent: Option<OpId>,
+}
+
+/// One use of a value: operand `operand` of `op`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Use {
+    pub op: OpId,
+    pub operand: usize,
+}
+
+/// Where a new op goes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum InsertPoint {
+    /// After the last op of the block.
+    End(BlockId),
+    /// Before the first op of the block.
+    Start(BlockId),
+    Before(OpId),
+    After(OpId),
 }
 
 /// An operation to append with [`Function::append_op`].
@@ -132,6 +161,8 @@ pub struct Function {
     pub location: Location,
     body: RegionId,
     values: Vec<ValueData>,
+    /// Per value, its uses in attached and detached ops alike (erased ops have none).
+    uses: Vec<Vec<Use>>,
     ops: Vec<Operation>,
     blocks: Vec<Block>,
     regions: Vec<Region>,
@@ -156,6 +187,7 @@ impl Function {
             location: Location::Unknown,
             body: RegionId(0),
             values: Vec::new(),
+            uses: Vec::new(),
             ops: Vec::new(),
             blocks: Vec::new(),
             regions: Vec::new(),
@@ -215,7 +247,10 @@ impl Function {
 
     /// Appends an empty block to `region`.
     pub fn add_block(&mut self, region: RegionId) -> BlockId {
-        self.blocks.push(Block::default());
+        self.blocks.push(Block {
+            parent: Some(region),
+            ..Block::default()
+        });
         let block = BlockId::new(self.blocks.len() - 1);
         self.regions[region.index()].blocks.push(block);
         block
@@ -231,6 +266,11 @@ impl Function {
     /// Appends an op at the end of `block`, creating its results. Nothing is checked here:
     /// run [`crate::verify`] on the module (the builder checks as it goes).
     pub fn append_op(&mut self, block: BlockId, op: NewOp) -> OpId {
+        self.insert_op(InsertPoint::End(block), op)
+    }
+
+    /// Creates an op at `at` with fresh results; its regions become its own.
+    pub fn insert_op(&mut self, at: InsertPoint, op: NewOp) -> OpId {
         let id = OpId::new(self.ops.len());
         let results = op
             .result_types
@@ -238,6 +278,12 @@ impl Function {
             .enumerate()
             .map(|(index, ty)| self.new_value(ty, ValueDef::OpResult { op: id, index }))
             .collect();
+        for (operand, &value) in op.operands.iter().enumerate() {
+            self.uses[value.index()].push(Use { op: id, operand });
+        }
+        for &region in &op.regions {
+            self.regions[region.index()].parent = Some(id);
+        }
         self.ops.push(Operation {
             kind: op.kind,
             operands: op.operands,
@@ -245,13 +291,15 @@ impl Function {
             regions: op.regions,
             attrs: op.attrs,
             location: op.location,
+            parent: None,
         });
-        self.blocks[block.index()].ops.push(id);
+        self.attach(id, at);
         id
     }
 
     fn new_value(&mut self, ty: Type, def: ValueDef) -> Value {
         self.values.push(ValueData { ty, def });
+        self.uses.push(Vec::new());
         Value::new(self.values.len() - 1)
     }
 
@@ -270,10 +318,6 @@ impl Function {
 
     pub fn op(&self, op: OpId) -> &Operation {
         &self.ops[op.index()]
-    }
-
-    pub fn op_mut(&mut self, op: OpId) -> &mut Operation {
-        &mut self.ops[op.index()]
     }
 
     pub fn block(&self, block: BlockId) -> &Block {

@@ -33,6 +33,7 @@ pub mod attr;
 pub mod builder;
 pub mod dense;
 pub mod error;
+pub mod fold;
 pub mod function;
 pub(crate) mod infer;
 pub mod location;
@@ -45,11 +46,13 @@ pub mod types;
 pub mod verify;
 
 pub use attr::*;
-pub use builder::{CustomCallOptions, FunctionBuilder, IntoShape, RegionBody};
+pub use builder::{Builder, CustomCallOptions, FunctionBuilder, IntoShape, OpBuilder, RegionBody};
 pub use dense::{DenseElements, ElementValue, FloatBits};
 pub use error::{IrError, Result};
+pub use fold::{FOLD_ELEMENT_LIMIT, FoldOperand, Folded};
 pub use function::{
-    Block, BlockId, Function, NewOp, OpId, Operation, Region, RegionId, Value, ValueData, ValueDef,
+    Block, BlockId, Function, InsertPoint, NewOp, OpId, Operation, Region, RegionId, Use, Value,
+    ValueData, ValueDef,
     Visibility,
 };
 pub use location::Location;

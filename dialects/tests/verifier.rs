@@ -123,7 +123,7 @@ const CASES: &[Case] = &[
                     op(OpKind::Binary(BinaryOp::Add), vec![x, x], vec![vec4()]),
                 );
                 let sum = f.op(user).results[0];
-                f.op_mut(id).operands = vec![sum];
+                f.set_operands(id, vec![sum]);
                 ret(f, b, vec![neg]);
             })
         },

@@ -1,11 +1,14 @@
-//! [`FunctionBuilder`]: builds a function op by op, inferring result types and rejecting invalid
-//! ops as it goes.
+//! [`Builder`]: creates ops at an insertion point, inferring result types and rejecting invalid
+//! ops as it goes. [`FunctionBuilder`] owns the function it builds and appends to the end of its
+//! current block; [`OpBuilder`] is a cursor into an existing function (for passes).
 
 mod ops;
 
 use crate::attr::{CustomCallApiVersion, NamedAttrs};
 use crate::error::{IrError, Result};
-use crate::function::{BlockId, Function, NewOp, OpId, RegionId, Value, ValueDef, Visibility};
+use std::borrow::BorrowMut;
+
+use crate::function::{Function, InsertPoint, NewOp, OpId, RegionId, Value, Visibility};
 use crate::infer::{self, OpSig, RegionSig};
 use crate::location::Location;
 use crate::op::OpKind;
@@ -61,36 +64,68 @@ pub struct CustomCallOptions {
 }
 
 /// The body of a region: gets the block arguments, returns the values for `stablehlo.return`.
-pub trait RegionBody: FnOnce(&mut FunctionBuilder, &[Value]) -> Result<Vec<Value>> {}
-impl<F: FnOnce(&mut FunctionBuilder, &[Value]) -> Result<Vec<Value>>> RegionBody for F {}
+pub trait RegionBody<B>: FnOnce(&mut B, &[Value]) -> Result<Vec<Value>> {}
+impl<B, F: FnOnce(&mut B, &[Value]) -> Result<Vec<Value>>> RegionBody<B> for F {}
 
-/// Builds one function. Ops go to the end of the current block (the body, or the region being
-/// built inside a region closure) with the current location.
-pub struct FunctionBuilder {
-    function: Function,
-    block: BlockId,
+/// Creates ops at an insertion point with the current location. Inside a region closure the
+/// point is the end of the region's block.
+pub struct Builder<F> {
+    function: F,
+    point: InsertPoint,
     location: Location,
     returned: bool,
 }
+
+/// Builds one function from scratch; ops go to the end of the body.
+pub type FunctionBuilder = Builder<Function>;
+
+/// A cursor over an existing function.
+pub type OpBuilder<'f> = Builder<&'f mut Function>;
 
 impl FunctionBuilder {
     /// A function with no arguments yet.
     pub fn new(name: impl Into<String>, visibility: Visibility) -> Self {
         let function = Function::new(name, visibility, Vec::new(), Vec::new());
-        let block = function.entry_block();
+        let point = InsertPoint::End(function.entry_block());
         Self {
             function,
-            block,
+            point,
             location: Location::Unknown,
             returned: false,
         }
     }
 
+    /// The finished function; it must have returned.
+    pub fn finish(self) -> Result<Function> {
+        if !self.returned {
+            return Err(IrError::builder(format!(
+                "`@{}` has no `func.return`; call `ret` first",
+                self.function.name
+            )));
+        }
+        Ok(self.function)
+    }
+}
+
+impl<'f> OpBuilder<'f> {
+    /// A cursor over `function` at `point`; ops get `location`.
+    pub fn at(function: &'f mut Function, point: InsertPoint, location: Location) -> Self {
+        Self {
+            function,
+            point,
+            location,
+            returned: false,
+        }
+    }
+}
+
+impl<F: BorrowMut<Function>> Builder<F> {
     /// Appends a function argument at the current location.
     pub fn arg(&mut self, ty: impl Into<Type>) -> Value {
-        let value = self.function.push_arg(ty.into());
-        if let Some(slot) = self.function.arg_locations.last_mut() {
-            *slot = self.location.clone();
+        let location = self.location.clone();
+        let value = self.f_mut().push_arg(ty.into());
+        if let Some(slot) = self.f_mut().arg_locations.last_mut() {
+            *slot = location;
         }
         value
     }
@@ -98,7 +133,7 @@ impl FunctionBuilder {
     /// Appends a function argument with attributes (e.g. `sdy.sharding`).
     pub fn arg_with_attrs(&mut self, ty: impl Into<Type>, attrs: NamedAttrs) -> Value {
         let value = self.arg(ty);
-        if let Some(slot) = self.function.arg_attrs.last_mut() {
+        if let Some(slot) = self.f_mut().arg_attrs.last_mut() {
             *slot = attrs;
         }
         value
@@ -115,22 +150,40 @@ impl FunctionBuilder {
 
     /// The function built so far.
     pub fn function(&self) -> &Function {
-        &self.function
+        self.function.borrow()
     }
 
     /// Sets the function's own attributes and location.
     pub fn function_mut(&mut self) -> &mut Function {
-        &mut self.function
+        self.function.borrow_mut()
+    }
+
+    fn f(&self) -> &Function {
+        self.function.borrow()
+    }
+
+    fn f_mut(&mut self) -> &mut Function {
+        self.function.borrow_mut()
+    }
+
+    /// Where the next op goes.
+    pub fn insertion_point(&self) -> InsertPoint {
+        self.point
+    }
+
+    /// Moves the cursor.
+    pub fn set_insertion_point(&mut self, point: InsertPoint) {
+        self.point = point;
     }
 
     pub fn value_type(&self, value: Value) -> Result<&Type> {
-        if self.function.contains_value(value) {
-            Ok(self.function.value_type(value))
+        if self.f().contains_value(value) {
+            Ok(self.f().value_type(value))
         } else {
             Err(IrError::builder(format!(
                 "value {} does not belong to function `@{}`",
                 value.index(),
-                self.function.name
+                self.f().name
             )))
         }
     }
@@ -147,13 +200,8 @@ impl FunctionBuilder {
 
     /// The op that defines `value`, if it is an op result.
     pub fn defining_op(&self, value: Value) -> Option<OpId> {
-        if !self.function.contains_value(value) {
-            return None;
-        }
-        match self.function.value(value).def {
-            ValueDef::OpResult { op, .. } => Some(op),
-            ValueDef::BlockArg { .. } => None,
-        }
+        let f = self.f();
+        f.contains_value(value).then(|| f.defining_op(value))?
     }
 
     /// Adds a discardable attribute to the op defining `value`.
@@ -167,7 +215,7 @@ impl FunctionBuilder {
         let op = self
             .defining_op(value)
             .ok_or_else(|| IrError::builder("a block argument has no defining op"))?;
-        self.function.op_mut(op).attrs.set(name, attr);
+        self.f_mut().attrs_mut(op).set(name, attr);
         Ok(())
     }
 
@@ -180,10 +228,10 @@ impl FunctionBuilder {
         regions: Vec<RegionId>,
         declared: Option<Vec<Type>>,
     ) -> Result<Vec<Value>> {
-        if self.returned && self.block == self.function.entry_block() {
+        if self.returned && self.point == InsertPoint::End(self.f().entry_block()) {
             return Err(IrError::builder(format!(
                 "`@{}` already returned; no op can follow",
-                self.function.name
+                self.f().name
             )));
         }
         let operand_types = operands
@@ -202,18 +250,20 @@ impl FunctionBuilder {
         };
         let result_types =
             infer::result_types(&sig).map_err(|message| IrError::op(kind.name(), message))?;
-        let op = self.function.append_op(
-            self.block,
+        let point = self.point;
+        let location = self.location.clone();
+        let op = self.f_mut().insert_op(
+            point,
             NewOp {
                 kind,
                 operands: operands.to_vec(),
                 result_types,
                 regions,
                 attrs: NamedAttrs::new(),
-                location: self.location.clone(),
+                location,
             },
         );
-        Ok(self.function.op(op).results.clone())
+        Ok(self.f().op(op).results.clone())
     }
 
     fn op1(
@@ -235,7 +285,7 @@ impl FunctionBuilder {
     }
 
     fn region_sig(&self, region: RegionId) -> Result<RegionSig> {
-        let f = &self.function;
+        let f = self.f();
         if !f.contains_region(region) {
             return Err(IrError::builder(format!(
                 "unknown region {}",
@@ -252,24 +302,25 @@ impl FunctionBuilder {
 
     /// Builds a detached single-block region whose block takes `arg_types`; `body` returns the
     /// values of its `stablehlo.return`.
-    pub fn region(&mut self, arg_types: Vec<Type>, body: impl RegionBody) -> Result<RegionId> {
-        let region = self.function.add_region();
-        let block = self.function.add_block(region);
+    pub fn region(&mut self, arg_types: Vec<Type>, body: impl RegionBody<Self>) -> Result<RegionId> {
+        let region = self.f_mut().add_region();
+        let block = self.f_mut().add_block(region);
         let args: Vec<Value> = arg_types
             .into_iter()
-            .map(|ty| self.function.add_block_arg(block, ty))
+            .map(|ty| self.f_mut().add_block_arg(block, ty))
             .collect();
-        let outer = std::mem::replace(&mut self.block, block);
+        let outer = std::mem::replace(&mut self.point, InsertPoint::End(block));
         let returned = body(self, &args);
-        self.block = outer;
+        self.point = outer;
         let values = returned?;
         for &v in &values {
             self.value_type(v)?;
         }
-        self.function.append_op(
+        let location = self.location.clone();
+        self.f_mut().append_op(
             block,
             NewOp {
-                location: self.location.clone(),
+                location,
                 ..NewOp::new(OpKind::RegionReturn, values, Vec::new())
             },
         );
@@ -289,22 +340,23 @@ impl FunctionBuilder {
         if self.returned {
             return Err(IrError::builder(format!(
                 "`@{}` already returned",
-                self.function.name
+                self.f().name
             )));
         }
         let types = values
             .iter()
             .map(|&v| self.value_type(v).cloned())
             .collect::<Result<Vec<_>>>()?;
-        let entry = self.function.entry_block();
-        self.function.append_op(
+        let location = self.location.clone();
+        let entry = self.f().entry_block();
+        self.f_mut().append_op(
             entry,
             NewOp {
-                location: self.location.clone(),
+                location,
                 ..NewOp::new(OpKind::Return, values.to_vec(), Vec::new())
             },
         );
-        self.function.set_result_types(types);
+        self.f_mut().set_result_types(types);
         self.returned = true;
         Ok(())
     }
@@ -319,18 +371,8 @@ impl FunctionBuilder {
             )));
         }
         self.ret(values)?;
-        self.function.result_attrs = attrs;
+        self.f_mut().result_attrs = attrs;
         Ok(())
     }
 
-    /// The finished function; it must have returned.
-    pub fn finish(self) -> Result<Function> {
-        if !self.returned {
-            return Err(IrError::builder(format!(
-                "`@{}` has no `func.return`; call `ret` first",
-                self.function.name
-            )));
-        }
-        Ok(self.function)
-    }
 }

@@ -1,6 +1,8 @@
-//! The named op constructors of [`FunctionBuilder`], one per StableHLO op.
+//! The named op constructors of [`Builder`], one per StableHLO op.
 
-use super::{CustomCallOptions, FunctionBuilder, IntoShape, RegionBody};
+use std::borrow::BorrowMut;
+
+use super::{Builder, CustomCallOptions, IntoShape, RegionBody};
 use crate::attr::{
     ChannelHandle, CollectiveAttrs, ComparisonDirection, ComparisonType, ConvAttrs, DotDims,
     GatherDims, NamedAttrs, PrecisionConfig, RngAlgorithm, ScatterDims, TensorSharding,
@@ -8,7 +10,7 @@ use crate::attr::{
 };
 use crate::dense::DenseElements;
 use crate::error::{IrError, Result};
-use crate::function::Value;
+use crate::function::{Function, Value};
 use crate::infer::{self, OpSig};
 use crate::op::{BinaryOp, OpKind, UnaryOp};
 use crate::types::{ElementType, TensorType, Type};
@@ -35,7 +37,7 @@ macro_rules! binary_methods {
     };
 }
 
-impl FunctionBuilder {
+impl<F: BorrowMut<Function>> Builder<F> {
     // Elementwise.
 
     pub fn unary(&mut self, op: UnaryOp, operand: Value) -> Result<Value> {
@@ -285,7 +287,7 @@ impl FunctionBuilder {
         dims: ScatterDims,
         indices_are_sorted: bool,
         unique_indices: bool,
-        update: impl RegionBody,
+        update: impl RegionBody<Self>,
     ) -> Result<Vec<Value>> {
         let kind = OpKind::Scatter {
             dims,
@@ -390,7 +392,7 @@ impl FunctionBuilder {
         &mut self,
         kind: OpKind,
         operands: &[Value],
-        bodies: Vec<Box<dyn RegionBody + '_>>,
+        bodies: Vec<Box<dyn RegionBody<Self> + '_>>,
         declared: Option<Vec<Type>>,
     ) -> Result<Vec<Value>> {
         let arg_types = self.regions_for(&kind, operands)?;
@@ -408,7 +410,7 @@ impl FunctionBuilder {
         inputs: &[Value],
         init_values: &[Value],
         dimensions: &[i64],
-        body: impl RegionBody,
+        body: impl RegionBody<Self>,
     ) -> Result<Vec<Value>> {
         let kind = OpKind::Reduce {
             dimensions: dimensions.to_vec(),
@@ -436,7 +438,7 @@ impl FunctionBuilder {
         inputs: &[Value],
         init_values: &[Value],
         window: WindowAttrs,
-        body: impl RegionBody,
+        body: impl RegionBody<Self>,
     ) -> Result<Vec<Value>> {
         let operands = [inputs, init_values].concat();
         self.op_with_bodies(
@@ -456,8 +458,8 @@ impl FunctionBuilder {
         window_dimensions: &[i64],
         window_strides: &[i64],
         padding: &[(i64, i64)],
-        select: impl RegionBody,
-        scatter: impl RegionBody,
+        select: impl RegionBody<Self>,
+        scatter: impl RegionBody<Self>,
     ) -> Result<Value> {
         let kind = OpKind::SelectAndScatter {
             window_dimensions: window_dimensions.to_vec(),
@@ -479,7 +481,7 @@ impl FunctionBuilder {
         inputs: &[Value],
         dimension: i64,
         is_stable: bool,
-        comparator: impl RegionBody,
+        comparator: impl RegionBody<Self>,
     ) -> Result<Vec<Value>> {
         let kind = OpKind::Sort {
             dimension,
@@ -492,8 +494,8 @@ impl FunctionBuilder {
     pub fn while_loop(
         &mut self,
         initial: &[Value],
-        cond: impl RegionBody,
-        body: impl RegionBody,
+        cond: impl RegionBody<Self>,
+        body: impl RegionBody<Self>,
     ) -> Result<Vec<Value>> {
         self.op_with_bodies(
             OpKind::While,
@@ -645,7 +647,7 @@ impl FunctionBuilder {
         &mut self,
         operands: &[Value],
         collective: CollectiveAttrs,
-        computation: impl RegionBody,
+        computation: impl RegionBody<Self>,
     ) -> Result<Vec<Value>> {
         self.op_with_bodies(
             OpKind::AllReduce(collective),
@@ -677,7 +679,7 @@ impl FunctionBuilder {
         operand: Value,
         dimension: i64,
         collective: CollectiveAttrs,
-        computation: impl RegionBody,
+        computation: impl RegionBody<Self>,
     ) -> Result<Value> {
         let kind = OpKind::ReduceScatter {
             dimension,

@@ -62,7 +62,7 @@ pub(crate) fn parse(src: &str) -> PResult<Module> {
         let location = aliases.resolve(src, &expr)?;
         match target {
             LocTarget::Op(function, op) => {
-                module.functions[function].op_mut(op).location = location
+                module.functions[function].set_op_location(op, location)
             }
             LocTarget::Function(function) => module.functions[function].location = location,
             LocTarget::Arg(function, arg) => {
