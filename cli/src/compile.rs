@@ -86,6 +86,15 @@ pub fn run(args: &Args) -> Result<ExitCode> {
     for warning in &report.warnings {
         eprintln!("warning: {warning}");
     }
+    match &report.passes {
+        Some(passes) => args.lowering.passes.print_report(passes),
+        None if args.lowering.passes.wants_report() => {
+            eprintln!(
+                "note: the module came from the cache; no pass ran (`--cache-dir` elsewhere reruns them)"
+            )
+        }
+        None => {}
+    }
     let seconds = started.elapsed().as_secs_f64();
     match args.format {
         Format::Json => {

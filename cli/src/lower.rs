@@ -7,6 +7,8 @@ use clap::ValueEnum;
 use miette::{IntoDiagnostic, Result};
 use tpuc_driver::{Emit, LowerOptions};
 
+use crate::passes::PassArgs;
+
 #[derive(clap::Args)]
 pub struct Args {
     /// The `.pt2` archive written by `torch.export.save`.
@@ -47,6 +49,8 @@ pub struct LoweringArgs {
     /// Report every unsupported op of the model, not only the first.
     #[arg(long)]
     keep_going: bool,
+    #[command(flatten)]
+    pub passes: PassArgs,
 }
 
 impl LoweringArgs {
@@ -56,6 +60,7 @@ impl LoweringArgs {
             dims: self.dims.iter().cloned().collect(),
             input_shapes: self.input_shapes.iter().cloned().collect(),
             keep_going: self.keep_going,
+            passes: self.passes.options(tpuc_passes::DEFAULT_PIPELINE),
         }
     }
 }
@@ -100,7 +105,14 @@ pub fn run(args: &Args) -> Result<()> {
         EmitArg::StablehloGeneric => Emit::StablehloGeneric,
         EmitArg::Fx => Emit::Fx,
     };
-    let text = tpuc_driver::emit(&args.model, emit, &args.lowering.options())?;
+    let text = match emit {
+        Emit::Fx => tpuc_driver::emit(&args.model, emit, &args.lowering.options())?,
+        stablehlo => {
+            let lowered = tpuc_driver::lower(&args.model, &args.lowering.options())?;
+            args.lowering.passes.print_report(&lowered.program.passes);
+            lowered.text(stablehlo)
+        }
+    };
     match &args.output {
         Some(path) => tpuc_driver::write_atomically(path, text.as_bytes())?,
         None => std::io::stdout()

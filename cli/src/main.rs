@@ -6,6 +6,7 @@ mod compile;
 mod inspect;
 mod lower;
 mod opt;
+mod passes;
 mod prewarm;
 mod run;
 mod targets;

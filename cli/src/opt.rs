@@ -8,6 +8,8 @@ use clap::ValueEnum;
 use miette::{IntoDiagnostic, Result, WrapErr};
 use tpuc_ir::print::{LocationStyle, PrintOptions};
 
+use crate::passes::PassArgs;
+
 #[derive(clap::Args)]
 pub struct Args {
     /// The module to read: MLIR text in the pretty or the generic form.
@@ -21,6 +23,8 @@ pub struct Args {
     /// Write to this file (replaced whole, never left partial) instead of stdout.
     #[arg(short, long, value_name = "OUT.mlir")]
     output: Option<PathBuf>,
+    #[command(flatten)]
+    passes: PassArgs,
 }
 
 #[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -36,8 +40,10 @@ pub fn run(args: &Args) -> Result<()> {
     let text = std::fs::read_to_string(&args.input)
         .into_diagnostic()
         .wrap_err_with(|| format!("cannot read `{name}`"))?;
-    let module = tpuc_ir::parse::parse_module(&text).map_err(|e| e.with_source(&name, text))?;
+    let mut module = tpuc_ir::parse::parse_module(&text).map_err(|e| e.with_source(&name, text))?;
     tpuc_ir::verify(&module)?;
+    let report = args.passes.options("").run(&mut module)?;
+    args.passes.print_report(&report);
     let options = PrintOptions::with_locations(if args.strip_locations {
         LocationStyle::Strip
     } else {

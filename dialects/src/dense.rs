@@ -131,7 +131,11 @@ impl DenseElements {
         let ElementValue::Float(float) = self.value(element, index) else {
             return None;
         };
-        Some(float.value.unwrap_or_else(|| float_special(element, float.bits)))
+        Some(
+            float
+                .value
+                .unwrap_or_else(|| float_special(element, float.bits)),
+        )
     }
 
     /// Whether the data fits a tensor of type `ty`.
@@ -213,7 +217,9 @@ fn float_special(element: ElementType, bits: u64) -> f64 {
         ElementType::F32 => f64::from(f32::from_bits(bits as u32)),
         ElementType::F64 => f64::from_bits(bits),
         _ => match element.float_format() {
-            Some(format) if format.ieee_specials && bits & ((1 << format.mantissa_bits) - 1) == 0 => {
+            Some(format)
+                if format.ieee_specials && bits & ((1 << format.mantissa_bits) - 1) == 0 =>
+            {
                 let width = 1 + format.exponent_bits + format.mantissa_bits;
                 if (bits >> (width - 1)) & 1 == 1 {
                     f64::NEG_INFINITY

@@ -44,7 +44,9 @@ impl OpKind {
             return None;
         }
         let count = result.num_elements()?;
-        let all_splat = operands.iter().all(|o| o.constant.is_some_and(|c| c.is_splat()));
+        let all_splat = operands
+            .iter()
+            .all(|o| o.constant.is_some_and(|c| c.is_splat()));
         if !all_splat && count > FOLD_ELEMENT_LIMIT {
             return None;
         }
@@ -71,9 +73,7 @@ impl OpKind {
             Self::Binary(op) => {
                 let is = |i: usize, v: f64| splat_num(&operands[i]).is_some_and(|n| n.equals(v));
                 let float = result.element.is_float();
-                let negative_zero = |i: usize| {
-                    matches!(splat_num(&operands[i]), Some(Num::Float(f)) if f == 0.0 && f.is_sign_negative())
-                };
+                let negative_zero = |i: usize| matches!(splat_num(&operands[i]), Some(Num::Float(f)) if f == 0.0 && f.is_sign_negative());
                 let keep = match op {
                     BinaryOp::Multiply | BinaryOp::And if is(1, 1.0) => 0,
                     BinaryOp::Multiply | BinaryOp::And if is(0, 1.0) => 1,
@@ -170,7 +170,13 @@ impl OpKind {
                 Self::BroadcastInDim { dims } => dims
                     .iter()
                     .enumerate()
-                    .map(|(i, &d)| if from[i] == 1 { 0 } else { out[d as usize] * strides[i] })
+                    .map(|(i, &d)| {
+                        if from[i] == 1 {
+                            0
+                        } else {
+                            out[d as usize] * strides[i]
+                        }
+                    })
                     .sum(),
                 _ => unreachable!("only layout ops reach here"),
             }

@@ -349,6 +349,11 @@ impl Function {
         self.regions.len()
     }
 
+    /// The ops created after the arena held `count` ops.
+    pub fn ops_since(&self, count: usize) -> impl Iterator<Item = OpId> + use<> {
+        (count..self.ops.len()).map(OpId::new)
+    }
+
     /// Number of operations in the arena (attached or not).
     pub fn op_count(&self) -> usize {
         self.ops.len()

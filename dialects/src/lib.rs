@@ -52,8 +52,7 @@ pub use error::{IrError, Result};
 pub use fold::{FOLD_ELEMENT_LIMIT, FoldOperand, Folded};
 pub use function::{
     Block, BlockId, Function, InsertPoint, NewOp, OpId, Operation, Region, RegionId, Use, Value,
-    ValueData, ValueDef,
-    Visibility,
+    ValueData, ValueDef, Visibility,
 };
 pub use location::Location;
 pub use module::Module;

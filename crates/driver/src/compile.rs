@@ -151,6 +151,8 @@ pub struct CompileReport {
     pub compiled: Vec<Compiled>,
     /// Problems that did not stop the compile: an unusable cache, unknown XLA variables.
     pub warnings: Vec<String>,
+    /// What the passes did, when the program was lowered (not on a front-end hit).
+    pub passes: Option<tpuc_passes::PipelineReport>,
 }
 
 /// Lowers `model` (unless the local cache knows its module) and compiles it for each target
@@ -170,6 +172,7 @@ pub fn compile(
         hit: frontend_hit,
         module_sha256,
         module,
+        passes,
     } = frontend(model, options, cache, &mut warnings)?;
 
     let (env, unknown) = knobs::current();
@@ -223,6 +226,7 @@ pub fn compile(
         module_sha256,
         compiled,
         warnings,
+        passes,
     })
 }
 
@@ -232,6 +236,7 @@ struct Frontend {
     hit: bool,
     module_sha256: Digest,
     module: ModuleRecord,
+    passes: Option<tpuc_passes::PipelineReport>,
 }
 
 fn frontend(
@@ -247,8 +252,8 @@ fn frontend(
         None
     });
     let hit = cached.is_some();
-    let (module_sha256, module) = match cached {
-        Some(found) => found,
+    let (module_sha256, module, passes) = match cached {
+        Some((digest, record)) => (digest, record, None),
         None => {
             let lowered = tpuc_lower::lower(&archive, options)?;
             let record = module_record(&lowered);
@@ -256,7 +261,7 @@ fn frontend(
             if let Err(error) = cache.insert_module(&key, &record) {
                 warnings.push(not_stored(&error));
             }
-            (digest, record)
+            (digest, record, Some(lowered.passes))
         }
     };
     Ok(Frontend {
@@ -264,6 +269,7 @@ fn frontend(
         hit,
         module_sha256,
         module,
+        passes,
     })
 }
 
@@ -415,6 +421,7 @@ pub fn frontend_parts(archive: &Archive, options: &LowerOptions) -> Result<Front
         "inline_weights": options.inline_weights,
         "dims": options.dims,
         "input_shapes": options.input_shapes,
+        "passes": options.passes.pipeline,
     });
     let inlined_weights_sha256 = if options.inline_weights {
         let mut all = Vec::new();

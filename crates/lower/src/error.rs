@@ -90,6 +90,10 @@ pub enum LowerError {
         help("this is a bug in tpuc; please report it with the model")
     )]
     Ir(#[from] tpuc_ir::IrError),
+
+    #[error(transparent)]
+    #[diagnostic(transparent)]
+    Passes(#[from] tpuc_passes::PassError),
 }
 
 /// An op lowering's failure, before the walker adds where it happened.

@@ -28,7 +28,6 @@ mod error;
 mod lowering;
 mod ops;
 mod promote;
-mod prune;
 mod registry;
 mod schema;
 mod specialize;
@@ -52,6 +51,8 @@ pub struct LowerOptions {
     pub input_shapes: BTreeMap<usize, Vec<i64>>,
     /// Report every unsupported op of the model instead of stopping at the first.
     pub keep_going: bool,
+    /// The passes run on the lowered module (the default pipeline unless told otherwise).
+    pub passes: tpuc_passes::PassOptions,
 }
 
 /// A lowered program: the module and how `main`'s arguments and results map to the program.
@@ -65,6 +66,8 @@ pub struct Lowered {
     pub results: Vec<ResultBinding>,
     /// The symbol values the module was specialised to.
     pub dims: BTreeMap<String, i64>,
+    /// What the passes did: timing, op counts, IR dumps, removed arguments.
+    pub passes: tpuc_passes::PipelineReport,
 }
 
 /// Lowers the archive's program to a StableHLO module with a public `main`.

@@ -1,7 +1,7 @@
 //! The graph walker and the construction of `main`.
 
 use std::cell::RefCell;
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 
 use tpuc_ir::{DenseElements, FunctionBuilder, Location, Module, TensorType, Value, Visibility};
 use tpuc_pt2::schema::{Argument, Graph, InputSpec, Node, OutputSpec, SymIntArgument};
@@ -411,6 +411,7 @@ pub(crate) fn lower(archive: &Archive, options: &LowerOptions) -> Result<Lowered
     }
     let mut b = FunctionBuilder::new("main", Visibility::Public);
     let mut arguments = Vec::new();
+    let mut weight_args = HashMap::new();
     let mut inputs = vec![Val::None; graph.inputs.len()];
     let ir_type = |dtype: DType, shape: &[i64]| -> Result<TensorType, LowerError> {
         let element = element_type(dtype).map_err(|e| program_error(e.message))?;
@@ -504,16 +505,27 @@ pub(crate) fn lower(archive: &Archive, options: &LowerOptions) -> Result<Lowered
             };
             let (dtype, shape) = tensor_type_of(&symbols, graph, name)?;
             let ty = ir_type(dtype, &shape)?;
+            let tied = archive.weight(&fqn).map(|w| {
+                let layout = (w.storage_offset(), w.sizes().to_vec(), w.strides().to_vec());
+                (w.storage_entry().to_owned(), w.dtype(), layout)
+            });
             let value = if options.inline_weights {
                 let data = inline_weight(archive, &fqn, &ty)?;
                 b.constant(ty, data)?
+            } else if let Some(&value) = tied.as_ref().and_then(|t| weight_args.get(t)) {
+                // A tied weight (one storage, two names) is passed once.
+                value
             } else {
                 arguments.push(ArgumentBinding {
                     source,
                     dtype,
                     shape,
                 });
-                b.arg(ty)
+                let value = b.arg(ty);
+                if let Some(tied) = tied {
+                    weight_args.insert(tied, value);
+                }
+                value
             };
             inputs[i] = Val::Tensor(value);
         }
@@ -620,14 +632,23 @@ pub(crate) fn lower(archive: &Archive, options: &LowerOptions) -> Result<Lowered
     }
     b.set_location(Location::Unknown);
     b.ret(&values)?;
-    let function = crate::prune::prune(b.finish()?);
     let mut module = Module::new();
-    module.add_function(function)?;
+    module.add_function(b.finish()?)?;
     tpuc_ir::verify(&module)?;
+    let passes = options.passes.run(&mut module)?;
+    if let Some(removed) = passes.context.removed_args.get("main") {
+        arguments = arguments
+            .into_iter()
+            .enumerate()
+            .filter(|(i, _)| !removed.contains(i))
+            .map(|(_, binding)| binding)
+            .collect();
+    }
     Ok(Lowered {
         module,
         arguments,
         results,
         dims: symbols.values().clone(),
+        passes,
     })
 }

@@ -302,7 +302,11 @@ impl<F: BorrowMut<Function>> Builder<F> {
 
     /// Builds a detached single-block region whose block takes `arg_types`; `body` returns the
     /// values of its `stablehlo.return`.
-    pub fn region(&mut self, arg_types: Vec<Type>, body: impl RegionBody<Self>) -> Result<RegionId> {
+    pub fn region(
+        &mut self,
+        arg_types: Vec<Type>,
+        body: impl RegionBody<Self>,
+    ) -> Result<RegionId> {
         let region = self.f_mut().add_region();
         let block = self.f_mut().add_block(region);
         let args: Vec<Value> = arg_types
@@ -374,5 +378,4 @@ impl<F: BorrowMut<Function>> Builder<F> {
         self.f_mut().result_attrs = attrs;
         Ok(())
     }
-
 }

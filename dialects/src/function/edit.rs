@@ -211,7 +211,10 @@ impl Function {
         let kept: Vec<usize> = (0..args.len()).filter(keep).collect();
         self.blocks[entry.index()].args = kept.iter().map(|&i| args[i]).collect();
         self.arg_attrs = kept.iter().map(|&i| self.arg_attrs[i].clone()).collect();
-        self.arg_locations = kept.iter().map(|&i| self.arg_locations[i].clone()).collect();
+        self.arg_locations = kept
+            .iter()
+            .map(|&i| self.arg_locations[i].clone())
+            .collect();
         for (index, &i) in kept.iter().enumerate() {
             self.values[args[i].index()].def = ValueDef::BlockArg {
                 block: entry,

@@ -61,9 +61,7 @@ pub(crate) fn parse(src: &str) -> PResult<Module> {
     for (target, expr) in std::mem::take(&mut p.pending) {
         let location = aliases.resolve(src, &expr)?;
         match target {
-            LocTarget::Op(function, op) => {
-                module.functions[function].set_op_location(op, location)
-            }
+            LocTarget::Op(function, op) => module.functions[function].set_op_location(op, location),
             LocTarget::Function(function) => module.functions[function].location = location,
             LocTarget::Arg(function, arg) => {
                 module.functions[function].arg_locations[arg] = location

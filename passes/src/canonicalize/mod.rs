@@ -1,0 +1,54 @@
+//! `canonicalize`: the fold hook and the rewrite patterns, applied greedily; `fold`: the fold
+//! hook alone.
+
+mod contraction;
+mod convert;
+mod layout;
+mod select;
+
+use tpuc_ir::Module;
+
+use crate::pass::{Pass, PassContext};
+use crate::rewrite::{Pattern, apply_greedily};
+
+/// Every canonicalization pattern.
+const PATTERNS: &[&dyn Pattern] = &[
+    &layout::ReshapeOfReshape,
+    &layout::TransposeOfTranspose,
+    &layout::TransposeAsReshape,
+    &layout::BroadcastOfBroadcast,
+    &layout::BroadcastOfUnitReshape,
+    &layout::ReshapeOfScalarBroadcast,
+    &convert::ConvertOfExactConvert,
+    &contraction::TransposeIntoDotGeneral,
+    &contraction::TransposeIntoConvolution,
+    &select::SelectOfSameValues,
+];
+
+pub(crate) struct Canonicalize;
+
+impl Pass for Canonicalize {
+    fn name(&self) -> &'static str {
+        "canonicalize"
+    }
+
+    fn run(&self, module: &mut Module, _: &mut PassContext) {
+        for function in &mut module.functions {
+            apply_greedily(function, PATTERNS, true);
+        }
+    }
+}
+
+pub(crate) struct Fold;
+
+impl Pass for Fold {
+    fn name(&self) -> &'static str {
+        "fold"
+    }
+
+    fn run(&self, module: &mut Module, _: &mut PassContext) {
+        for function in &mut module.functions {
+            apply_greedily(function, &[], true);
+        }
+    }
+}

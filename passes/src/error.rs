@@ -1,0 +1,28 @@
+use miette::Diagnostic;
+use thiserror::Error;
+
+#[derive(Debug, Error, Diagnostic)]
+pub enum PassError {
+    #[error("unknown pass `{name}` in the pipeline `{pipeline}`")]
+    #[diagnostic(
+        code(tpuc::passes::unknown),
+        help("passes: {known}; separate them with commas, e.g. `canonicalize,cse,dce`")
+    )]
+    UnknownPass {
+        name: String,
+        pipeline: String,
+        known: String,
+    },
+
+    #[error("the module does not verify after pass `{pass}`")]
+    #[diagnostic(
+        code(tpuc::passes::verify),
+        help("this is a bug in tpuc's pass `{pass}`; `--passes` without it avoids it")
+    )]
+    Verify {
+        pass: String,
+        #[source]
+        #[diagnostic_source]
+        source: tpuc_ir::IrError,
+    },
+}

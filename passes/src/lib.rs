@@ -1,0 +1,23 @@
+//! Passes over a StableHLO [`Module`](tpuc_ir::Module): the pass manager ([`Pipeline`]), the
+//! greedy pattern rewriter ([`rewrite`]) and the simplification passes: `canonicalize`
+//! (folds and rewrite patterns), `fold` (constant folding alone), `cse`, `dce` and `prune-args`.
+//!
+//! ```
+//! let pipeline = tpuc_passes::Pipeline::parse("canonicalize,cse,dce").unwrap();
+//! assert_eq!(pipeline.to_string(), "canonicalize,cse,dce");
+//! ```
+
+mod canonicalize;
+mod cse;
+mod dce;
+mod error;
+mod pass;
+mod pipeline;
+mod prune_args;
+pub mod rewrite;
+
+pub use error::PassError;
+pub use pass::{Pass, PassContext};
+pub use pipeline::{
+    DEFAULT_PIPELINE, PassOptions, PassStat, Pipeline, PipelineReport, RunOptions, op_count,
+};

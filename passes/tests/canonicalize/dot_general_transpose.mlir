@@ -1,0 +1,19 @@
+// RUN: canonicalize
+// A transposed operand of dot_general is read in place through its dimension numbers, unless
+// that would reorder the result's dimensions.
+module {
+  func.func public @main(%arg0: tensor<4x8xf32>, %arg1: tensor<16x8xf32>, %arg2: tensor<2x3x4xf32>) -> (tensor<4x16xf32>, tensor<4x16xf32>) {
+    %0 = stablehlo.transpose %arg1, dims = [1, 0] : (tensor<16x8xf32>) -> tensor<8x16xf32>
+    %1 = stablehlo.dot_general %arg0, %0, contracting_dims = [1] x [0] : (tensor<4x8xf32>, tensor<8x16xf32>) -> tensor<4x16xf32>
+    %2 = stablehlo.transpose %arg0, dims = [1, 0] : (tensor<4x8xf32>) -> tensor<8x4xf32>
+    %3 = stablehlo.dot_general %2, %arg1, contracting_dims = [0] x [1] : (tensor<8x4xf32>, tensor<16x8xf32>) -> tensor<4x16xf32>
+    return %1, %3 : tensor<4x16xf32>, tensor<4x16xf32>
+  }
+}
+// CHECK: module {
+// CHECK:   func.func public @main(%arg0: tensor<4x8xf32>, %arg1: tensor<16x8xf32>, %arg2: tensor<2x3x4xf32>) -> (tensor<4x16xf32>, tensor<4x16xf32>) {
+// CHECK:     %0 = stablehlo.dot_general %arg0, %arg1, contracting_dims = [1] x [1] : (tensor<4x8xf32>, tensor<16x8xf32>) -> tensor<4x16xf32>
+// CHECK:     %1 = stablehlo.dot_general %arg0, %arg1, contracting_dims = [1] x [1] : (tensor<4x8xf32>, tensor<16x8xf32>) -> tensor<4x16xf32>
+// CHECK:     return %0, %1 : tensor<4x16xf32>, tensor<4x16xf32>
+// CHECK:   }
+// CHECK: }
