@@ -64,7 +64,7 @@ fn run_file(path: &Path, bless: bool) -> Result<(), String> {
         let mut blessed = input.trim_end().to_owned();
         blessed.push('\n');
         for line in &actual {
-            blessed.push_str(&format!("{CHECK} {line}").trim_end().to_owned());
+            blessed.push_str(format!("{CHECK} {line}").trim_end());
             blessed.push('\n');
         }
         std::fs::write(path, blessed).map_err(|e| e.to_string())?;

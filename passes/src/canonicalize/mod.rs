@@ -3,7 +3,10 @@
 
 mod contraction;
 mod convert;
+mod elementwise;
 mod layout;
+mod norm;
+mod reduction;
 mod select;
 
 use tpuc_ir::Module;
@@ -23,6 +26,9 @@ const PATTERNS: &[&dyn Pattern] = &[
     &contraction::TransposeIntoDotGeneral,
     &contraction::TransposeIntoConvolution,
     &select::SelectOfSameValues,
+    &elementwise::ElementwiseThroughReshape,
+    &reduction::WindowMaxOfMaxSplat,
+    &norm::BatchNormOfBiasAdd,
 ];
 
 pub(crate) struct Canonicalize;

@@ -1,0 +1,96 @@
+//! Reductions that absorb the elementwise op feeding them.
+
+use tpuc_ir::{BinaryOp, DenseElements, OpId, OpKind, TensorType, Value};
+
+use crate::rewrite::{Pattern, Rewriter, constant_of};
+
+/// Whether `op`'s single region computes `maximum` of its two block arguments.
+fn body_is_maximum(rw: &Rewriter<'_>, op: OpId) -> bool {
+    let f = rw.function();
+    let [region] = f.op(op).regions.as_slice() else {
+        return false;
+    };
+    let [block] = f.region(*region).blocks.as_slice() else {
+        return false;
+    };
+    let block = f.block(*block);
+    let [max, ret] = block.ops.as_slice() else {
+        return false;
+    };
+    let (max, ret) = (f.op(*max), f.op(*ret));
+    max.kind == OpKind::Binary(BinaryOp::Maximum)
+        && block.args.len() == 2
+        && (max.operands == block.args || max.operands == [block.args[1], block.args[0]])
+        && ret.operands == max.results
+}
+
+/// The splat constant among `maximum(a, b)`'s operands, and the other operand.
+fn max_with_splat(rw: &Rewriter<'_>, value: Value) -> Option<(Value, Value)> {
+    let (_, producer) = rw.producer(value)?;
+    if producer.kind != OpKind::Binary(BinaryOp::Maximum) {
+        return None;
+    }
+    let f = rw.function();
+    let [a, b] = producer.operands[..] else {
+        return None;
+    };
+    let splat = |v| constant_of(f, v).is_some_and(|c: &DenseElements| c.is_splat());
+    match (splat(a), splat(b)) {
+        (false, true) => Some((a, b)),
+        (true, false) => Some((b, a)),
+        _ => None,
+    }
+}
+
+/// A windowed `maximum` of `maximum(x, c)` (a max-pool after a ReLU) is the windowed maximum
+/// of `x` started from `max(init, c)`: every window holds at least one element when there is
+/// no padding, so both give `max(c, init, window of x)`.
+pub(crate) struct WindowMaxOfMaxSplat;
+
+impl Pattern for WindowMaxOfMaxSplat {
+    fn name(&self) -> &'static str {
+        "window-max-of-max-splat"
+    }
+
+    fn rewrite(&self, rw: &mut Rewriter<'_>, op: OpId) -> bool {
+        let f = rw.function();
+        let operation = f.op(op);
+        let OpKind::ReduceWindow(window) = &operation.kind else {
+            return false;
+        };
+        let unpadded = window.padding.iter().all(|&p| p == (0, 0))
+            && window.base_dilations.iter().all(|&d| d == 1);
+        let [input, init] = operation.operands[..] else {
+            return false;
+        };
+        if !unpadded || f.uses(input).len() != 1 || !body_is_maximum(rw, op) {
+            return false;
+        }
+        let Some((x, splat)) = max_with_splat(rw, input) else {
+            return false;
+        };
+        let (Some(init_data), Some(splat_data)) = (constant_of(f, init), constant_of(f, splat))
+        else {
+            return false;
+        };
+        let Some(init_type) = f.value_type(init).as_tensor().cloned() else {
+            return false;
+        };
+        let element = init_type.element;
+        let scalar: tpuc_ir::Type = TensorType::new(Vec::new(), element).into();
+        let operands = [init_data, splat_data].map(|data| tpuc_ir::FoldOperand {
+            ty: &scalar,
+            constant: Some(data),
+        });
+        let folded = OpKind::Binary(BinaryOp::Maximum).fold(&operands, &scalar);
+        let Some(tpuc_ir::Folded::Constant(start)) = folded else {
+            return false;
+        };
+        let Ok(start) = rw.builder_before(op).constant(init_type, start) else {
+            return false;
+        };
+        rw.set_operand(op, 0, x);
+        rw.set_operand(op, 1, start);
+        true
+    }
+}
