@@ -1,5 +1,5 @@
 //! Helpers every op family shares. Each returns its operand unchanged when the op would be the
-//! identity, so lowerings never emit identity reshapes, converts, transposes or broadcasts.
+//! identity; folding constants and merging chains of ops is the passes' job (`tpuc-passes`).
 
 mod contract;
 mod elementwise;
@@ -137,41 +137,16 @@ fn float_special(element: ElementType, bits: u64) -> f64 {
     }
 }
 
-/// Converts to `dtype`; folds splat constants.
+/// Converts to `dtype`.
 pub(crate) fn convert(b: &mut FunctionBuilder, v: Value, dtype: DType) -> OpResult<Value> {
     let target = element_type(dtype)?;
-    let from = element(b, v)?;
-    if from == target {
+    if element(b, v)? == target {
         return Ok(v);
-    }
-    if let Some(value) = splat_value(b, v) {
-        // Float to integer conversions truncate, as `convert` does.
-        let value = match value {
-            Scalar::Float(f)
-                if !target.is_float() && !target.is_complex() && target != ElementType::I1 =>
-            {
-                Scalar::Int(f.trunc() as i64)
-            }
-            other => other,
-        };
-        let shape = shape(b, v)?;
-        return splat(b, dtype, &shape, value);
     }
     Ok(b.convert(v, target)?)
 }
 
-/// The op defining `v` and its first operand, if `v` is an op result.
-fn producer(b: &FunctionBuilder, v: Value) -> Option<(&OpKind, Value)> {
-    let op = b.function().op(b.defining_op(v)?);
-    Some((&op.kind, *op.operands.first()?))
-}
-
 pub(crate) fn reshape(b: &mut FunctionBuilder, v: Value, to: &[i64]) -> OpResult<Value> {
-    // A reshape of a reshape reshapes the original.
-    let v = match producer(b, v) {
-        Some((OpKind::Reshape, source)) => source,
-        _ => v,
-    };
     let from = shape(b, v)?;
     if from == to {
         return Ok(v);
@@ -179,27 +154,12 @@ pub(crate) fn reshape(b: &mut FunctionBuilder, v: Value, to: &[i64]) -> OpResult
     if numel(&from) != numel(to) {
         bail!("cannot reshape {from:?} to {to:?}");
     }
-    if let Some(value) = splat_value(b, v) {
-        let dtype = dtype(b, v)?;
-        return splat(b, dtype, to, value);
-    }
     Ok(b.reshape(v, ir_shape(to))?)
 }
 
 pub(crate) fn transpose(b: &mut FunctionBuilder, v: Value, permutation: &[i64]) -> OpResult<Value> {
-    // A transpose of a transpose is one transpose (or none).
-    if let Some((OpKind::Transpose { permutation: inner }, source)) = producer(b, v) {
-        let composed: Vec<i64> = permutation.iter().map(|&p| inner[p as usize]).collect();
-        return transpose(b, source, &composed);
-    }
     if permutation.iter().enumerate().all(|(i, &p)| p == i as i64) {
         return Ok(v);
-    }
-    if let Some(value) = splat_value(b, v) {
-        let from = shape(b, v)?;
-        let to: Vec<i64> = permutation.iter().map(|&p| from[p as usize]).collect();
-        let dtype = dtype(b, v)?;
-        return splat(b, dtype, &to, value);
     }
     Ok(b.transpose(v, permutation)?)
 }
@@ -212,23 +172,9 @@ pub(crate) fn broadcast_in_dim(
     to: &[i64],
 ) -> OpResult<Value> {
     let from = shape(b, v)?;
-    let identity = from.len() == to.len()
-        && from == to
-        && dims.iter().enumerate().all(|(i, &d)| d == i as i64);
+    let identity = from == to && dims.iter().enumerate().all(|(i, &d)| d == i as i64);
     if identity {
         return Ok(v);
-    }
-    // A broadcast of a reshape that only inserted size-1 dimensions broadcasts the source.
-    if let Some((OpKind::Reshape, source)) = producer(b, v) {
-        let (from, mid) = (shape(b, source)?, shape(b, v)?);
-        if let Some(map) = unit_insertion(&from, &mid) {
-            let composed: Vec<i64> = map.iter().map(|&d| dims[d]).collect();
-            return broadcast_in_dim(b, source, &composed, to);
-        }
-    }
-    if let Some(value) = splat_value(b, v) {
-        let dtype = dtype(b, v)?;
-        return splat(b, dtype, to, value);
     }
     Ok(b.broadcast_in_dim(v, dims, ir_shape(to))?)
 }
@@ -282,46 +228,12 @@ pub(crate) fn like(b: &mut FunctionBuilder, v: Value, value: Scalar) -> OpResult
     splat(b, dtype, &shape, value)
 }
 
-/// When `to` is `from` with size-1 dimensions inserted (and `from` has none of its own), the
-/// position in `to` of each dimension of `from`.
-fn unit_insertion(from: &[i64], to: &[i64]) -> Option<Vec<usize>> {
-    if from.contains(&1) {
-        return None;
-    }
-    let map: Vec<usize> = to
-        .iter()
-        .enumerate()
-        .filter(|&(_, &s)| s != 1)
-        .map(|(i, _)| i)
-        .collect();
-    let kept: Vec<i64> = map.iter().map(|&i| to[i]).collect();
-    (kept == from).then_some(map)
-}
-
-/// `lhs op rhs`, or the operand itself when the other is the op's identity constant (`x * 1`,
-/// `x & true`, `x | false`, integer `x + 0`). Both operands must have the same type.
+/// `lhs op rhs`; both operands must have the same type.
 pub(crate) fn binary(
     b: &mut FunctionBuilder,
     op: BinaryOp,
     lhs: Value,
     rhs: Value,
 ) -> OpResult<Value> {
-    let float = element(b, lhs)?.is_float();
-    let is =
-        |b: &FunctionBuilder, v: Value, value: f64| splat_value(b, v).is_some_and(|s| s.is(value));
-    let folded = match op {
-        BinaryOp::Multiply | BinaryOp::And if is(b, rhs, 1.0) => Some(lhs),
-        BinaryOp::Multiply | BinaryOp::And if is(b, lhs, 1.0) => Some(rhs),
-        BinaryOp::Divide if is(b, rhs, 1.0) => Some(lhs),
-        BinaryOp::Or | BinaryOp::Xor if is(b, rhs, 0.0) => Some(lhs),
-        BinaryOp::Or | BinaryOp::Xor if is(b, lhs, 0.0) => Some(rhs),
-        // Not for floats: `-0.0 + 0.0` is `+0.0`.
-        BinaryOp::Add | BinaryOp::Subtract if !float && is(b, rhs, 0.0) => Some(lhs),
-        BinaryOp::Add if !float && is(b, lhs, 0.0) => Some(rhs),
-        _ => None,
-    };
-    match folded {
-        Some(v) => Ok(v),
-        None => Ok(b.binary(op, lhs, rhs)?),
-    }
+    Ok(b.binary(op, lhs, rhs)?)
 }
