@@ -2,9 +2,18 @@
 
 use std::path::{Path, PathBuf};
 
+pub mod op_count;
+
 /// `testdata/models`.
 pub fn fixture_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../testdata/models")
+}
+
+/// The peer comparison set, the checkout's sibling `shared/peers` (`models/`, `torch_xla/`,
+/// `README.md`); `None` where it is absent.
+pub fn peers_dir() -> Option<PathBuf> {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/peers");
+    dir.is_dir().then_some(dir)
 }
 
 /// The largest `.pt2` fixture in `testdata/models`, by file size.
