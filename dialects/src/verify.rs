@@ -81,9 +81,6 @@ enum At {
     Op(usize, OpId),
 }
 
-const SPEC_HELP: &str = "the StableHLO spec's constraints for the op list what operand types and \
-                         attributes it accepts";
-
 struct Verifier<'a> {
     f: &'a Function,
     module: Option<&'a Module>,
@@ -338,7 +335,12 @@ impl<'a> Verifier<'a> {
             declared: Some(&result_types),
         };
         if let Err(message) = infer::result_types(&sig) {
-            self.report(at, message, Some(SPEC_HELP.to_owned()));
+            let help = format!(
+                "the StableHLO spec's constraints for `{}` list what operand types and \
+                 attributes it accepts",
+                data.kind.name()
+            );
+            self.report(at, message, Some(help));
         }
         if in_body && matches!(data.kind, OpKind::Return) && operand_types != f.result_types {
             let message = format!(

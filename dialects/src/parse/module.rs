@@ -74,7 +74,7 @@ pub(crate) fn parse(src: &str) -> PResult<(Module, OpSpans)> {
         }
     }
     let names: Vec<&str> = module.functions.iter().map(|f| f.name.as_str()).collect();
-    let spans = OpSpans::new(src, &p.spans, &names);
+    let spans = OpSpans::new(&p.spans, &names);
     Ok((module, spans))
 }
 
