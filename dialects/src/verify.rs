@@ -81,6 +81,9 @@ enum At {
     Op(usize, OpId),
 }
 
+const SIGNATURE_HELP: &str = "a function has one attribute list and one location per argument, \
+                              and one attribute list per result";
+
 struct Verifier<'a> {
     f: &'a Function,
     module: Option<&'a Module>,
@@ -133,26 +136,27 @@ impl<'a> Verifier<'a> {
     fn run(mut self) -> Vec<VerifyError> {
         let f = self.f;
         let args = f.args().len();
-        let signature_help = || {
-            Some(
-                "a function has one attribute list and one location per argument, and one \
-                  attribute list per result"
-                    .to_owned(),
-            )
-        };
         if f.arg_attrs.len() != args {
             let message = format!(
                 "{} argument attribute lists for {args} arguments",
                 f.arg_attrs.len()
             );
-            self.report(At::Part("signature"), message, signature_help());
+            self.report(
+                At::Part("signature"),
+                message,
+                Some(SIGNATURE_HELP.to_owned()),
+            );
         }
         if f.arg_locations.len() != args {
             let message = format!(
                 "{} argument locations for {args} arguments",
                 f.arg_locations.len()
             );
-            self.report(At::Part("signature"), message, signature_help());
+            self.report(
+                At::Part("signature"),
+                message,
+                Some(SIGNATURE_HELP.to_owned()),
+            );
         }
         if f.result_attrs.len() != f.result_types.len() {
             let message = format!(
@@ -160,7 +164,11 @@ impl<'a> Verifier<'a> {
                 f.result_attrs.len(),
                 f.result_types.len()
             );
-            self.report(At::Part("signature"), message, signature_help());
+            self.report(
+                At::Part("signature"),
+                message,
+                Some(SIGNATURE_HELP.to_owned()),
+            );
         }
         for attrs in f.arg_attrs.iter().chain(&f.result_attrs) {
             self.check_sharding_attrs(attrs, At::Part("signature"));
