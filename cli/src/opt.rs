@@ -40,8 +40,10 @@ pub fn run(args: &Args) -> Result<()> {
     let text = std::fs::read_to_string(&args.input)
         .into_diagnostic()
         .wrap_err_with(|| format!("cannot read `{name}`"))?;
-    let mut module = tpuc_ir::parse::parse_module(&text).map_err(|e| e.with_source(&name, text))?;
-    tpuc_ir::verify(&module)?;
+    let (mut module, spans) =
+        tpuc_ir::parse::parse_module_with_spans(&text).map_err(|e| e.with_source(&name, &text))?;
+    tpuc_ir::verify(&module)
+        .map_err(|e| e.with_module_text(&name, &text, &spans).with_user_sources())?;
     let report = args.passes.options("").run(&mut module)?;
     args.passes.print_report(&report);
     let options = PrintOptions::with_locations(if args.strip_locations {

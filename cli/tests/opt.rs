@@ -81,3 +81,62 @@ fn invalid_module_is_reported_not_printed() {
     assert!(out.stdout.is_empty());
     assert!(!out_file.exists(), "no output file for an invalid module");
 }
+
+/// The line of `text` that holds `needle`, with the line after it.
+fn line_with<'t>(text: &'t str, needle: &str) -> (&'t str, &'t str) {
+    let mut lines = text.lines();
+    while let Some(line) = lines.next() {
+        if line.contains(needle) {
+            return (line, lines.next().unwrap_or_default());
+        }
+    }
+    panic!("no line with `{needle}` in:\n{text}");
+}
+
+#[test]
+fn verifier_errors_label_the_op_and_the_users_line() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("bad.mlir"),
+        "func.func @main(%a: tensor<2xf32>) -> tensor<3xf32> {\n  \
+         %0 = stablehlo.abs %a : tensor<2xf32> loc(\"abs\"(\"gone.py\":9:0))\n  \
+         %1 = func.call @helper(%0) : (tensor<2xf32>) -> tensor<2xf32> \
+         loc(\"call_helper\"(\"model.py\":3:0))\n  \
+         return %1 : tensor<2xf32> loc(\"output\"(\"gone.py\":12:0))\n}\n",
+    )
+    .unwrap();
+    std::fs::write(
+        dir.path().join("model.py"),
+        "def forward(x):\n    y = x.abs()\n    return helper(y)\n",
+    )
+    .unwrap();
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_tpuc"))
+        .args(["opt", "bad.mlir"])
+        .current_dir(dir.path())
+        .env("NO_COLOR", "1")
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    assert!(out.stdout.is_empty());
+    let stderr = String::from_utf8(out.stderr).unwrap();
+    assert!(!stderr.contains("panicked"), "{stderr}");
+    assert!(stderr.contains("2 verifier errors"), "{stderr}");
+
+    // The call: its line of bad.mlir labelled, then the user's line of model.py that exists.
+    assert!(stderr.contains("[bad.mlir:3:3]"), "{stderr}");
+    let (source, _) = line_with(&stderr, "%1 = func.call @helper(%0)");
+    assert!(source.trim_start().starts_with("3 "), "{source}");
+    line_with(&stderr, "`func.call` in `@main`");
+    line_with(&stderr, "help: define `@helper` in the module");
+    line_with(&stderr, "from FX node `call_helper` at model.py:3");
+    assert!(stderr.contains("[model.py:3:5]"), "{stderr}");
+    let (user_line, _) = line_with(&stderr, "return helper(y)");
+    assert!(user_line.trim_start().starts_with("3 "), "{user_line}");
+    line_with(&stderr, "this line");
+
+    // The return: its line labelled; its user file is not on disk, so only `file:line`.
+    assert!(stderr.contains("[bad.mlir:4:3]"), "{stderr}");
+    line_with(&stderr, "the signature says (tensor<3xf32>)");
+    line_with(&stderr, "from FX node `output` at gone.py:12");
+    assert!(!stderr.contains("[gone.py"), "{stderr}");
+}

@@ -3,6 +3,8 @@
 use miette::Diagnostic;
 use thiserror::Error;
 
+use crate::verify::VerifyErrors;
+
 #[derive(Clone, Debug, Error, Diagnostic, PartialEq, Eq)]
 pub enum IrError {
     /// Operands or attributes that the op's spec constraints reject.
@@ -25,24 +27,16 @@ pub enum IrError {
     )]
     InvalidConstant { message: String },
 
-    /// A module that breaks a structural or per-op rule.
-    #[error("in function `@{function}`, {at}: {message}")]
-    #[diagnostic(
-        code(tpuc_ir::verify),
-        help("the module was built or parsed with an inconsistency; fix the producer of this op")
-    )]
-    Verify {
-        function: String,
-        /// Which op, e.g. "op 3 `stablehlo.add`", or "signature".
-        at: String,
-        message: String,
-    },
+    /// A module that breaks structural or per-op rules: every error the verifier found.
+    #[error(transparent)]
+    #[diagnostic(transparent)]
+    Verify(VerifyErrors),
 
-    /// A module-level rule broken: duplicate functions or meshes.
+    /// A function added to a module under a name the module already has.
     #[error("invalid module: {message}")]
     #[diagnostic(
         code(tpuc_ir::invalid_module),
-        help("functions and meshes need unique names; mesh axes unique names and sizes > 0")
+        help("functions in a module need unique names")
     )]
     InvalidModule { message: String },
 
@@ -72,14 +66,14 @@ impl IrError {
         }
     }
 
-    /// The human message without the op or function prefix.
+    /// The human message without the op or function prefix (the first, for verifier errors).
     pub fn message(&self) -> &str {
         match self {
             Self::InvalidOp { message, .. }
             | Self::InvalidConstant { message }
-            | Self::Verify { message, .. }
             | Self::InvalidModule { message }
             | Self::Builder { message } => message,
+            Self::Verify(errors) => &errors.first().message,
         }
     }
 }

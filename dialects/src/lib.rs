@@ -59,4 +59,4 @@ pub use module::Module;
 pub use op::{BinaryOp, OpKind, UnaryOp};
 pub use print::{LocationStyle, PrintOptions};
 pub use types::{Dim, ElementType, TensorType, Type};
-pub use verify::{verify, verify_function};
+pub use verify::{VerifyError, VerifyErrors, verify, verify_function};

@@ -45,4 +45,23 @@ impl Location {
     pub fn is_unknown(&self) -> bool {
         matches!(self, Self::Unknown)
     }
+
+    /// The outermost name: the FX node, as lowering writes `loc("add_1"("model.py":12:0))`.
+    pub fn node_name(&self) -> Option<&str> {
+        match self {
+            Self::Name { name, .. } => Some(name),
+            Self::Fused(locations) => locations.iter().find_map(Location::node_name),
+            Self::Unknown | Self::FileLineCol { .. } => None,
+        }
+    }
+
+    /// The first `file:line:col` in this location, looking through names and fused lists.
+    pub fn file_line_col(&self) -> Option<(&str, u32, u32)> {
+        match self {
+            Self::FileLineCol { file, line, col } => Some((file.as_str(), *line, *col)),
+            Self::Name { child, .. } => child.as_deref().and_then(Location::file_line_col),
+            Self::Fused(locations) => locations.iter().find_map(Location::file_line_col),
+            Self::Unknown => None,
+        }
+    }
 }

@@ -1,61 +1,88 @@
 //! The verifier: structure (blocks, terminators, use before def, dominance), per-op spec
 //! constraints through [`crate::infer`], signatures of functions, calls and composites.
+//!
+//! It keeps going after an error wherever the rest can still be checked soundly, and returns
+//! every error it found: each op is checked on its own, a region that is missing or attached
+//! twice is not entered, and an op whose operands or regions are broken is not type-checked.
+
+mod errors;
+mod sources;
 
 use std::collections::HashSet;
+
+pub use errors::{OpRef, Site, VerifyError, VerifyErrors};
 
 use crate::attr::{Attribute, NamedAttrs, TensorSharding};
 use crate::error::{IrError, Result};
 use crate::function::{BlockId, Function, OpId, RegionId, Value, ValueDef};
 use crate::infer::{self, OpSig, RegionSig};
-use crate::location::Location;
 use crate::module::Module;
 use crate::op::OpKind;
-use crate::print::syntax::location_body;
 use crate::types::Type;
 
-/// Checks the whole module; returns the first problem found.
+/// Checks the whole module; an error holds every problem found ([`IrError::Verify`]).
 pub fn verify(module: &Module) -> Result<()> {
-    let mut names = HashSet::new();
+    let mut errors = Vec::new();
+    let mut meshes = HashSet::new();
     for mesh in &module.meshes {
-        if !names.insert(mesh.name.as_str()) {
-            return Err(module_error(format!(
-                "mesh `@{}` is declared twice",
-                mesh.name
-            )));
+        if !meshes.insert(mesh.name.as_str()) {
+            errors.push(
+                VerifyError::in_module(format!("mesh `@{}` is declared twice", mesh.name))
+                    .with_help("give each `sdy.mesh` its own name"),
+            );
         }
         let mut axes = HashSet::new();
         for axis in &mesh.axes {
             if axis.size == 0 || !axes.insert(axis.name.as_str()) {
-                return Err(module_error(format!(
-                    "mesh `@{}`: axis \"{}\" is repeated or has size 0",
-                    mesh.name, axis.name
-                )));
+                errors.push(
+                    VerifyError::in_module(format!(
+                        "mesh `@{}`: axis \"{}\" is repeated or has size 0",
+                        mesh.name, axis.name
+                    ))
+                    .with_help("the axes of a mesh need unique names and sizes > 0"),
+                );
             }
         }
     }
     let mut functions = HashSet::new();
     for function in &module.functions {
         if !functions.insert(function.name.as_str()) {
-            return Err(module_error(format!(
-                "function `@{}` is defined twice",
-                function.name
-            )));
+            errors.push(
+                VerifyError::in_module(format!("function `@{}` is defined twice", function.name))
+                    .with_help("rename one of them, and the calls to it"),
+            );
         }
     }
     for function in &module.functions {
-        Verifier::new(function, Some(module)).run()?;
+        errors.extend(Verifier::new(function, Some(module)).run());
     }
-    Ok(())
+    into_result(errors)
 }
 
 /// Checks one function on its own (calls and composites are not resolved).
 pub fn verify_function(function: &Function) -> Result<()> {
-    Verifier::new(function, None).run()
+    into_result(Verifier::new(function, None).run())
 }
 
-fn module_error(message: String) -> IrError {
-    IrError::InvalidModule { message }
+fn into_result(errors: Vec<VerifyError>) -> Result<()> {
+    match VerifyErrors::new(errors) {
+        Some(errors) => Err(IrError::Verify(errors)),
+        None => Ok(()),
+    }
 }
+
+/// What an error is reported at.
+#[derive(Clone, Copy)]
+enum At {
+    /// A part of the function that is not an op, such as "signature".
+    Part(&'static str),
+    Block(BlockId),
+    /// Op `.1`, number `.0` in walk order.
+    Op(usize, OpId),
+}
+
+const SIGNATURE_HELP: &str = "a function has one attribute list and one location per argument, \
+                              and one attribute list per result";
 
 struct Verifier<'a> {
     f: &'a Function,
@@ -65,6 +92,7 @@ struct Verifier<'a> {
     seen_ops: Vec<bool>,
     seen_regions: Vec<bool>,
     op_counter: usize,
+    errors: Vec<VerifyError>,
 }
 
 impl<'a> Verifier<'a> {
@@ -75,300 +103,323 @@ impl<'a> Verifier<'a> {
             visible: vec![false; f.value_count()],
             defined: vec![false; f.value_count()],
             seen_ops: vec![false; f.op_count()],
-            seen_regions: Vec::new(),
+            seen_regions: vec![false; f.region_count()],
             op_counter: 0,
+            errors: Vec::new(),
         }
     }
 
-    fn error(&self, at: impl Into<String>, message: impl Into<String>) -> IrError {
-        IrError::Verify {
-            function: self.f.name.clone(),
-            at: at.into(),
-            message: message.into(),
-        }
-    }
-
-    fn op_error(&self, index: usize, op: OpId, message: impl Into<String>) -> IrError {
-        let data = self.f.op(op);
-        let at = match &data.location {
-            Location::Unknown => format!("op {index} `{}`", data.kind.name()),
-            loc => format!(
-                "op {index} `{}` at {}",
-                data.kind.name(),
-                location_body(loc)
-            ),
+    fn report(&mut self, at: At, message: impl Into<String>, help: Option<String>) {
+        let function = &self.f.name;
+        let error = match at {
+            At::Part(part) => VerifyError::in_part(function, part, message.into()),
+            At::Block(block) => {
+                let part = format!("block {}", block.index());
+                VerifyError::in_part(function, part, message.into())
+            }
+            At::Op(index, op) => {
+                let data = self.f.op(op);
+                let op_ref = OpRef {
+                    id: op,
+                    index,
+                    name: data.kind.name(),
+                };
+                VerifyError::at_op(function, op_ref, &data.location, message.into())
+            }
         };
-        self.error(at, message)
+        self.errors.push(match help {
+            Some(help) => error.with_help(help),
+            None => error,
+        });
     }
 
-    fn run(mut self) -> Result<()> {
+    fn run(mut self) -> Vec<VerifyError> {
         let f = self.f;
-        let args = f.args();
-        if f.arg_attrs.len() != args.len() {
-            return Err(self.error(
-                "signature",
-                format!(
-                    "{} argument attribute lists for {} arguments",
-                    f.arg_attrs.len(),
-                    args.len()
-                ),
-            ));
+        let args = f.args().len();
+        if f.arg_attrs.len() != args {
+            let message = format!(
+                "{} argument attribute lists for {args} arguments",
+                f.arg_attrs.len()
+            );
+            self.report(
+                At::Part("signature"),
+                message,
+                Some(SIGNATURE_HELP.to_owned()),
+            );
         }
-        if f.arg_locations.len() != args.len() {
-            return Err(self.error(
-                "signature",
-                format!(
-                    "{} argument locations for {} arguments",
-                    f.arg_locations.len(),
-                    args.len()
-                ),
-            ));
+        if f.arg_locations.len() != args {
+            let message = format!(
+                "{} argument locations for {args} arguments",
+                f.arg_locations.len()
+            );
+            self.report(
+                At::Part("signature"),
+                message,
+                Some(SIGNATURE_HELP.to_owned()),
+            );
         }
         if f.result_attrs.len() != f.result_types.len() {
-            return Err(self.error(
-                "signature",
-                format!(
-                    "{} result attribute lists for {} results",
-                    f.result_attrs.len(),
-                    f.result_types.len()
-                ),
-            ));
+            let message = format!(
+                "{} result attribute lists for {} results",
+                f.result_attrs.len(),
+                f.result_types.len()
+            );
+            self.report(
+                At::Part("signature"),
+                message,
+                Some(SIGNATURE_HELP.to_owned()),
+            );
         }
         for attrs in f.arg_attrs.iter().chain(&f.result_attrs) {
-            self.check_sharding_attrs(attrs, "signature")?;
+            self.check_sharding_attrs(attrs, At::Part("signature"));
         }
-        self.seen_regions = vec![false; f.region_count()];
         let body = f.body();
         let blocks = &f.region(body).blocks;
         if blocks.len() != 1 {
-            return Err(self.error("body", format!("has {} blocks, expected 1", blocks.len())));
+            let message = format!("has {} blocks, expected 1", blocks.len());
+            let help = "a function body is one block".to_owned();
+            self.report(At::Part("body"), message, Some(help));
+            return self.errors;
         }
-        self.walk_region(body, true)?;
-        let entry = f.entry_block();
-        let Some(ret) = f
-            .terminator(entry)
-            .filter(|t| matches!(t.kind, OpKind::Return))
-        else {
-            return Err(self.error("body", "does not end with `func.return`"));
-        };
-        let returned: Vec<Type> = ret
-            .operands
-            .iter()
-            .map(|&v| f.value_type(v).clone())
-            .collect();
-        if returned != f.result_types {
-            return Err(self.error(
-                "func.return",
-                format!(
-                    "returns ({}), the signature says ({})",
-                    infer::list(&returned),
-                    infer::list(&f.result_types)
-                ),
-            ));
+        self.walk_region(body, true, At::Part("body"));
+        let ends_with_return = f
+            .terminator(f.entry_block())
+            .is_some_and(|t| matches!(t.kind, OpKind::Return));
+        if !ends_with_return {
+            let help = "end the body with `func.return` of the function's results".to_owned();
+            self.report(
+                At::Part("body"),
+                "does not end with `func.return`",
+                Some(help),
+            );
         }
-        Ok(())
+        self.errors
     }
 
-    /// Walks a region: its values are visible inside it and unmarked when it is left.
-    fn walk_region(&mut self, region: RegionId, is_body: bool) -> Result<()> {
+    /// Walks a region: its values are visible inside it and unmarked when it is left. Returns
+    /// whether the region could be walked (it exists and is attached once).
+    fn walk_region(&mut self, region: RegionId, is_body: bool, at: At) -> bool {
         let f = self.f;
         if !f.contains_region(region) {
-            return Err(self.error(
-                "region",
-                format!("region {} does not exist", region.index()),
-            ));
+            let message = format!("region {} does not exist", region.index());
+            self.report(at, message, None);
+            return false;
         }
         if std::mem::replace(&mut self.seen_regions[region.index()], true) {
-            return Err(self.error(
-                "region",
-                format!("region {} is attached twice", region.index()),
-            ));
+            let message = format!("region {} is attached twice", region.index());
+            self.report(at, message, None);
+            return false;
         }
         let mut scope = Vec::new();
         for &block in &f.region(region).blocks {
             for &arg in &f.block(block).args {
-                self.define(arg, block, &mut scope)?;
+                self.define(arg, block, &mut scope);
             }
             let ops = &f.block(block).ops;
             for (position, &op) in ops.iter().enumerate() {
                 let last = position + 1 == ops.len();
-                self.check_op(op, block, last, is_body, &mut scope)?;
+                self.check_op(op, last, is_body, block, &mut scope);
             }
         }
         for value in scope {
             self.visible[value.index()] = false;
         }
-        Ok(())
+        true
     }
 
-    fn define(&mut self, value: Value, block: BlockId, scope: &mut Vec<Value>) -> Result<()> {
+    fn define(&mut self, value: Value, block: BlockId, scope: &mut Vec<Value>) {
         let index = value.index();
         if index >= self.defined.len() || std::mem::replace(&mut self.defined[index], true) {
-            return Err(self.error(
-                format!("block {}", block.index()),
-                format!("value {index} is defined twice"),
-            ));
+            let message = format!("value {index} is defined twice");
+            self.report(At::Block(block), message, None);
+            return;
         }
         self.visible[index] = true;
         scope.push(value);
-        Ok(())
     }
 
     fn check_op(
         &mut self,
         op: OpId,
-        block: BlockId,
         last: bool,
         in_body: bool,
+        block: BlockId,
         scope: &mut Vec<Value>,
-    ) -> Result<()> {
+    ) {
         let f = self.f;
-        let index = self.op_counter;
+        let at = At::Op(self.op_counter, op);
         self.op_counter += 1;
         if std::mem::replace(&mut self.seen_ops[op.index()], true) {
-            return Err(self.op_error(index, op, "appears in two blocks"));
+            self.report(at, "appears in two blocks", None);
+            return;
         }
         let data = f.op(op);
+        let mut operands_exist = true;
         for (i, &operand) in data.operands.iter().enumerate() {
             if !f.contains_value(operand) {
-                return Err(self.op_error(index, op, format!("operand {i} does not exist")));
-            }
-            if !self.visible[operand.index()] {
-                let reason = if self.defined[operand.index()] {
-                    "is defined in a region that does not enclose this op"
+                self.report(at, format!("operand {i} does not exist"), None);
+                operands_exist = false;
+            } else if !self.visible[operand.index()] {
+                let (reason, help) = if self.defined[operand.index()] {
+                    (
+                        "is defined in a region that does not enclose this op",
+                        "an op sees the values of its own region and the regions around it; \
+                         pass the value in as an operand of the enclosing op",
+                    )
                 } else {
-                    "is used before it is defined"
+                    (
+                        "is used before it is defined",
+                        "move the op that defines the value before this one",
+                    )
                 };
-                return Err(self.op_error(index, op, format!("operand {i} {reason}")));
+                self.report(at, format!("operand {i} {reason}"), Some(help.to_owned()));
             }
         }
-        match (&data.kind, last) {
-            (OpKind::Return, _) if !in_body || !last => {
-                return Err(self.op_error(index, op, "must be the last op of the function body"));
+        self.check_placement(at, &data.kind, last, in_body);
+        let mut region_sigs = Vec::with_capacity(data.regions.len());
+        for &region in &data.regions {
+            if !self.walk_region(region, false, at) {
+                continue;
             }
-            (OpKind::RegionReturn, _) if in_body || !last => {
-                return Err(self.op_error(index, op, "must be the last op of an op's region"));
+            let blocks = &f.region(region).blocks;
+            if blocks.len() != 1 {
+                let message = format!("a region has {} blocks, expected 1", blocks.len());
+                let help = "the regions of StableHLO ops are one block each".to_owned();
+                self.report(at, message, Some(help));
+                continue;
             }
+            region_sigs.push(RegionSig::of_block(f, blocks[0]));
+        }
+        if operands_exist && region_sigs.len() == data.regions.len() {
+            self.check_types(at, op, &region_sigs, in_body);
+        }
+        self.check_sharding_attrs(&data.attrs, at);
+        for &result in &data.results {
+            if !matches!(f.value(result).def, ValueDef::OpResult { op: def, .. } if def == op) {
+                self.report(at, "a result is not defined by this op", None);
+            }
+            self.define(result, block, scope);
+        }
+    }
+
+    /// Terminators end their blocks, and only those of their kind of region.
+    fn check_placement(&mut self, at: At, kind: &OpKind, last: bool, in_body: bool) {
+        let (message, help) = match (kind, last) {
+            (OpKind::Return, _) if !in_body || !last => (
+                "must be the last op of the function body".to_owned(),
+                "`func.return` ends the function body; an op's region ends with `stablehlo.return`",
+            ),
+            (OpKind::RegionReturn, _) if in_body || !last => (
+                "must be the last op of an op's region".to_owned(),
+                "`stablehlo.return` ends an op's region; the function body ends with `func.return`",
+            ),
             (kind, true) if !kind.is_terminator() => {
                 let expected = if in_body {
                     "func.return"
                 } else {
                     "stablehlo.return"
                 };
-                return Err(self.op_error(
-                    index,
-                    op,
-                    format!("the block must end with `{expected}`"),
-                ));
+                let message = format!("the block must end with `{expected}`");
+                (message, "end the block with its terminator, after this op")
             }
-            _ => {}
-        }
-        let mut region_sigs = Vec::with_capacity(data.regions.len());
-        for &region in &data.regions {
-            self.walk_region(region, false)?;
-            let blocks = &f.region(region).blocks;
-            if blocks.len() != 1 {
-                return Err(self.op_error(
-                    index,
-                    op,
-                    format!("a region has {} blocks, expected 1", blocks.len()),
-                ));
-            }
-            region_sigs.push(RegionSig::of_block(f, blocks[0]));
-        }
-        let operand_types: Vec<Type> = data
-            .operands
-            .iter()
-            .map(|&v| f.value_type(v).clone())
-            .collect();
-        let result_types: Vec<Type> = data
-            .results
-            .iter()
-            .map(|&v| f.value_type(v).clone())
-            .collect();
+            _ => return,
+        };
+        self.report(at, message, Some(help.to_owned()));
+    }
+
+    /// Result types against the spec, the callee or the function's signature.
+    fn check_types(&mut self, at: At, op: OpId, region_sigs: &[RegionSig], in_body: bool) {
+        let f = self.f;
+        let data = f.op(op);
+        let types = |values: &[Value]| -> Vec<Type> {
+            values.iter().map(|&v| f.value_type(v).clone()).collect()
+        };
+        let operand_types = types(&data.operands);
+        let result_types = types(&data.results);
         let sig = OpSig {
             kind: &data.kind,
             operands: &operand_types,
-            regions: &region_sigs,
+            regions: region_sigs,
             declared: Some(&result_types),
         };
-        infer::result_types(&sig).map_err(|m| self.op_error(index, op, m))?;
-        self.check_symbols(index, op, &operand_types, &result_types)?;
-        self.check_sharding_attrs(&data.attrs, &format!("op {index}"))?;
-        for &result in &data.results {
-            if !matches!(f.value(result).def, ValueDef::OpResult { op: def, .. } if def == op) {
-                return Err(self.op_error(index, op, "a result is not defined by this op"));
-            }
-            self.define(result, block, scope)?;
+        if let Err(message) = infer::result_types(&sig) {
+            let help = format!(
+                "the StableHLO spec's constraints for `{}` list what operand types and \
+                 attributes it accepts",
+                data.kind.name()
+            );
+            self.report(at, message, Some(help));
         }
-        Ok(())
+        if in_body && matches!(data.kind, OpKind::Return) && operand_types != f.result_types {
+            let message = format!(
+                "returns ({}), the signature says ({})",
+                infer::list(&operand_types),
+                infer::list(&f.result_types)
+            );
+            let help = "return values of the function's result types, or change its signature";
+            self.report(at, message, Some(help.to_owned()));
+        }
+        self.check_symbols(at, &data.kind, &operand_types, &result_types);
     }
 
     /// Calls and composites against the functions they name.
-    fn check_symbols(
-        &self,
-        index: usize,
-        op: OpId,
-        operands: &[Type],
-        results: &[Type],
-    ) -> Result<()> {
+    fn check_symbols(&mut self, at: At, kind: &OpKind, operands: &[Type], results: &[Type]) {
         let Some(module) = self.module else {
-            return Ok(());
+            return;
         };
-        let (callee, what) = match &self.f.op(op).kind {
+        let (callee, what) = match kind {
             OpKind::Call { callee } => (callee, "callee"),
             OpKind::Composite { decomposition, .. } => (decomposition, "decomposition"),
-            OpKind::ShardingConstraint(sharding) => {
-                return self.check_mesh(sharding, &format!("op {index}"));
-            }
-            _ => return Ok(()),
+            OpKind::ShardingConstraint(sharding) => return self.check_mesh(sharding, at),
+            _ => return,
         };
         let Some(target) = module.function(callee) else {
-            return Err(self.op_error(index, op, format!("{what} `@{callee}` is not defined")));
+            let help = format!("define `@{callee}` in the module, or name a function it defines");
+            self.report(at, format!("{what} `@{callee}` is not defined"), Some(help));
+            return;
         };
         if target.arg_types() != operands || target.result_types != results {
-            return Err(self.op_error(
-                index,
-                op,
-                format!(
-                    "types ({}) -> ({}) do not match {what} `@{callee}`: ({}) -> ({})",
-                    infer::list(operands),
-                    infer::list(results),
-                    infer::list(&target.arg_types()),
-                    infer::list(&target.result_types)
-                ),
-            ));
+            let message = format!(
+                "types ({}) -> ({}) do not match {what} `@{callee}`: ({}) -> ({})",
+                infer::list(operands),
+                infer::list(results),
+                infer::list(&target.arg_types()),
+                infer::list(&target.result_types)
+            );
+            let help = format!("give the op the operand and result types of `@{callee}`");
+            self.report(at, message, Some(help));
         }
-        Ok(())
     }
 
-    fn check_sharding_attrs(&self, attrs: &NamedAttrs, at: &str) -> Result<()> {
+    fn check_sharding_attrs(&mut self, attrs: &NamedAttrs, at: At) {
         for (_, attr) in attrs.iter() {
             match attr {
-                Attribute::Sharding(sharding) => self.check_mesh(sharding, at)?,
+                Attribute::Sharding(sharding) => self.check_mesh(sharding, at),
                 Attribute::ShardingPerValue(shardings) => {
                     for sharding in shardings {
-                        self.check_mesh(sharding, at)?;
+                        self.check_mesh(sharding, at);
                     }
                 }
                 _ => {}
             }
         }
-        Ok(())
     }
 
-    fn check_mesh(&self, sharding: &TensorSharding, at: &str) -> Result<()> {
+    fn check_mesh(&mut self, sharding: &TensorSharding, at: At) {
         let Some(module) = self.module else {
-            return Ok(());
+            return;
         };
         let Some(mesh) = module.mesh(&sharding.mesh) else {
-            return Err(self.error(
-                at,
-                format!(
-                    "sharding names mesh `@{}`, which is not declared",
-                    sharding.mesh
-                ),
-            ));
+            let message = format!(
+                "sharding names mesh `@{}`, which is not declared",
+                sharding.mesh
+            );
+            let help = format!(
+                "declare the mesh in the module (`sdy.mesh @{} = <[\"x\"=2]>`) or name a declared one",
+                sharding.mesh
+            );
+            self.report(at, message, Some(help));
+            return;
         };
         let axes = sharding
             .dims
@@ -377,15 +428,18 @@ impl<'a> Verifier<'a> {
             .chain(&sharding.replicated);
         for axis in axes {
             if !mesh.axes.iter().any(|a| &a.name == axis) {
-                return Err(self.error(
-                    at,
-                    format!(
-                        "sharding uses axis \"{axis}\", which mesh `@{}` lacks",
-                        mesh.name
-                    ),
-                ));
+                let message = format!(
+                    "sharding uses axis \"{axis}\", which mesh `@{}` lacks",
+                    mesh.name
+                );
+                let known: Vec<String> = mesh
+                    .axes
+                    .iter()
+                    .map(|a| format!("\"{}\"", a.name))
+                    .collect();
+                let help = format!("mesh `@{}` has the axes {}", mesh.name, known.join(", "));
+                self.report(at, message, Some(help));
             }
         }
-        Ok(())
     }
 }

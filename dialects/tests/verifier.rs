@@ -543,3 +543,154 @@ fn verifier_errors_locate_the_op() {
          result 0 has type tensor<f32>, expected tensor<4xf32>"
     );
 }
+
+/// The text miette's graphical handler prints, without colors or unicode.
+fn render(diagnostic: &dyn miette::Diagnostic) -> String {
+    let mut out = String::new();
+    miette::GraphicalReportHandler::new_themed(miette::GraphicalTheme::none())
+        .with_width(200)
+        .render_report(&mut out, diagnostic)
+        .unwrap();
+    out
+}
+
+fn verify_errors(module: &Module) -> VerifyErrors {
+    match verify(module) {
+        Err(IrError::Verify(errors)) => errors,
+        other => panic!("expected verifier errors, got {other:?}"),
+    }
+}
+
+/// `@main` with three independent errors in three ops, each located at an FX node of `file`:
+/// a multiply with the wrong result type, a call of an undefined function, a region's
+/// terminator in the function body.
+fn three_broken_ops(file: &str) -> Module {
+    main_with(|f, b, x| {
+        let at = |node: &str, line| Location::named(node, Location::file(file, line, 0));
+        f.append_op(
+            b,
+            NewOp {
+                location: at("mul", 3),
+                ..op(
+                    OpKind::Binary(BinaryOp::Multiply),
+                    vec![x, x],
+                    vec![scalar_f32()],
+                )
+            },
+        );
+        f.append_op(
+            b,
+            NewOp {
+                location: at("call_helper", 4),
+                ..op(
+                    OpKind::Call {
+                        callee: "helper".into(),
+                    },
+                    vec![x],
+                    vec![vec4()],
+                )
+            },
+        );
+        f.append_op(
+            b,
+            NewOp {
+                location: at("output", 5),
+                ..op(OpKind::RegionReturn, vec![x], vec![])
+            },
+        );
+        ret(f, b, vec![x]);
+    })
+}
+
+#[test]
+fn verifier_reports_every_error_with_its_op_and_location() {
+    let errors = verify_errors(&three_broken_ops("model.py"));
+    let found: Vec<_> = errors
+        .errors()
+        .iter()
+        .map(|e| {
+            let op = e.op().expect("each error is at an op");
+            (
+                e.function.as_deref(),
+                op.index,
+                op.name,
+                e.location.node_name(),
+                e.location.file_line_col(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        found,
+        [
+            (
+                Some("main"),
+                0,
+                "stablehlo.multiply",
+                Some("mul"),
+                Some(("model.py", 3, 0))
+            ),
+            (
+                Some("main"),
+                1,
+                "func.call",
+                Some("call_helper"),
+                Some(("model.py", 4, 0))
+            ),
+            (
+                Some("main"),
+                2,
+                "stablehlo.return",
+                Some("output"),
+                Some(("model.py", 5, 0))
+            ),
+        ]
+    );
+    // The user's file is not on disk: the location is printed as `file:line`, without a snippet.
+    insta::assert_snapshot!(render(&errors.with_user_sources()));
+}
+
+#[test]
+fn verifier_errors_show_the_users_source_line_when_the_file_exists() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("model.py");
+    std::fs::write(
+        &file,
+        "import torch\ndef forward(x):\n    y = x * x\n    z = helper(x)\n    return y + z\n",
+    )
+    .unwrap();
+    let file = file.to_str().unwrap();
+    let errors = verify_errors(&three_broken_ops(file)).with_user_sources();
+    // Lines 3, 4 and 5 of the file, one under each error.
+    insta::assert_snapshot!(render(&errors).replace(file, "[dir]/model.py"));
+}
+
+#[test]
+fn verifier_errors_label_the_op_in_the_module_text() {
+    let text = "\
+func.func @main(%a: tensor<2xf32>) -> tensor<3xf32> {
+  %0 = stablehlo.abs %a : tensor<2xf32> loc(\"abs\"(\"model.py\":4:0))
+  %1 = func.call @missing(%0) : (tensor<2xf32>) -> tensor<2xf32> loc(\"call\"(\"model.py\":5:0))
+  return %1 : tensor<2xf32>
+}
+";
+    let (module, spans) = parse::parse_module_with_spans(text).unwrap();
+    let errors = verify_errors(&module).with_module_text("bad.mlir", text, &spans);
+    assert_eq!(errors.errors().len(), 2, "{errors}");
+    insta::assert_snapshot!(render(&errors));
+}
+
+#[test]
+fn one_error_is_rendered_as_itself() {
+    let error = verify(&main_with(|f, b, _| {
+        f.append_op(b, op(OpKind::Return, vec![], vec![]));
+    }))
+    .unwrap_err();
+    assert_eq!(
+        render(&error),
+        "tpuc_ir::verify
+
+  x in function `@main`, op 0 `func.return`: returns (), the signature says (tensor<4xf32>)
+  help: return values of the function's result types, or change its signature
+"
+    );
+}

@@ -634,7 +634,7 @@ pub(crate) fn lower(archive: &Archive, options: &LowerOptions) -> Result<Lowered
     b.ret(&values)?;
     let mut module = Module::new();
     module.add_function(b.finish()?)?;
-    tpuc_ir::verify(&module)?;
+    tpuc_ir::verify(&module).map_err(tpuc_ir::IrError::with_user_sources)?;
     let passes = options.passes.run(&mut module)?;
     if let Some(removed) = passes.context.removed_args.get("main") {
         arguments = arguments

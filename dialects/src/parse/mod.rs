@@ -22,13 +22,20 @@ mod lexer;
 mod location;
 mod module;
 mod ops;
+mod spans;
 mod types;
 
 pub use error::ParseError;
+pub use spans::OpSpans;
 
 use crate::module::Module;
 
 /// Parses the MLIR text of one StableHLO module.
 pub fn parse_module(text: &str) -> Result<Module, ParseError> {
+    module::parse(text).map(|(module, _)| module)
+}
+
+/// [`parse_module`], and where each op is in `text` (for diagnostics that label an op).
+pub fn parse_module_with_spans(text: &str) -> Result<(Module, OpSpans), ParseError> {
     module::parse(text)
 }

@@ -6,12 +6,13 @@ use super::cursor::PResult;
 use super::lexer::Token;
 use super::location::LocAliases;
 use super::ops::{Entry, LocTarget, Parser};
+use super::spans::OpSpans;
 use crate::attr::{Mesh, NamedAttrs};
 use crate::function::{Function, Visibility};
 use crate::module::Module;
 use crate::types::Type;
 
-pub(crate) fn parse(src: &str) -> PResult<Module> {
+pub(crate) fn parse(src: &str) -> PResult<(Module, OpSpans)> {
     let mut p = Parser::new(src);
     let mut aliases = LocAliases::default();
     let mut module: Option<Module> = None;
@@ -70,7 +71,9 @@ pub(crate) fn parse(src: &str) -> PResult<Module> {
             LocTarget::Discard => {}
         }
     }
-    Ok(module)
+    let names: Vec<&str> = module.functions.iter().map(|f| f.name.as_str()).collect();
+    let spans = OpSpans::new(&p.spans, &names);
+    Ok((module, spans))
 }
 
 /// `module [@name] [attributes {..}] { items } [loc(..)]`

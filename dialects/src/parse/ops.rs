@@ -52,6 +52,8 @@ pub(crate) struct Parser<'s> {
     pub func_index: usize,
     /// Ops built implicitly by a custom form that take the op's location (compact `reduce`).
     pub(super) followers: Vec<OpId>,
+    /// Each op's `(function index, op, start, end)`, for [`super::OpSpans`].
+    pub spans: Vec<(usize, OpId, usize, usize)>,
     /// Set when an operand list ended by consuming a `,` that starts keyword arguments.
     pub(super) comma_consumed: bool,
 }
@@ -64,6 +66,7 @@ impl<'s> Parser<'s> {
             pending: Vec::new(),
             func_index: 0,
             followers: Vec::new(),
+            spans: Vec::new(),
             comma_consumed: false,
         }
     }
@@ -230,6 +233,10 @@ impl<'s> Parser<'s> {
             }
         };
         let followers = std::mem::take(&mut self.followers);
+        let start = defs.first().map_or(token.start, |d| d.2);
+        for &op in followers.iter().chain([&id]) {
+            self.spans.push((self.func_index, op, start, token.end));
+        }
         if let Some(loc) = self.c.opt_loc()? {
             for &follower in &followers {
                 self.pending
