@@ -34,8 +34,12 @@ impl Executable {
         }
     }
 
-    fn api(&self) -> &'static Api {
+    pub(crate) fn api(&self) -> &'static Api {
         self.plugin.api()
+    }
+
+    pub(crate) fn raw(&self) -> *mut ffi::PJRT_Executable {
+        self.raw
     }
 
     /// Platform-specific bytes that [`Client::deserialize`] loads again.

@@ -43,6 +43,7 @@ mod ffi;
 mod locate;
 mod options;
 mod plugin;
+mod report;
 mod topology;
 
 pub use buffer::Buffer;
@@ -53,4 +54,5 @@ pub use executable::{Executable, LoadedExecutable};
 pub use locate::{PluginKind, locate, plugin_dir};
 pub use options::{CompileOptions, Program};
 pub use plugin::{Plugin, Value};
+pub use report::{CostAnalysis, ExecutableReport, MemoryStats};
 pub use topology::Topology;
