@@ -60,7 +60,7 @@ pub struct CostAnalysis {
     /// plugin has no estimate (it reports a negative value then).
     pub optimal_seconds: Option<f64>,
     /// Every other numeric property, by the plugin's name for it (e.g. `bytes accessed0{}`,
-    /// `utilization0{}`). Non-numeric properties are left out.
+    /// `utilization0{}`). Non-numeric and non-finite properties are left out.
     pub properties: BTreeMap<String, f64>,
 }
 
@@ -81,6 +81,7 @@ impl CostAnalysis {
                 Value::Int64(number) => Some((name, number as f64)),
                 Value::String(_) | Value::Int64List(_) | Value::Bool(_) => None,
             })
+            .filter(|(_, number)| number.is_finite())
             .collect();
         CostAnalysis {
             flops: numbers.remove(FLOPS),
@@ -189,6 +190,7 @@ mod tests {
             ("transcendentals".to_owned(), Value::Int64(32)),
             ("optimal_seconds".to_owned(), Value::Float(-1.0)),
             ("name".to_owned(), Value::String("main".to_owned())),
+            ("utilization1{}".to_owned(), Value::Float(f32::NAN)),
         ]);
         assert_eq!(cost.flops, Some(2.5e8));
         assert_eq!(cost.bytes_accessed, Some(4096.0));
