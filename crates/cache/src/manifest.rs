@@ -33,9 +33,9 @@ pub struct Manifest {
     /// Seconds since the Unix epoch.
     pub created_unix: u64,
     /// What the plugin reported about the executable when it compiled it (memory statistics,
-    /// cost analysis). Absent in entries written before tpuc recorded it.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub report: Option<ExecutableReport>,
+    /// cost analysis). Entries written before tpuc recorded it read as reporting nothing.
+    #[serde(default)]
+    pub report: ExecutableReport,
 }
 
 /// The plugin that compiled an entry.

@@ -40,7 +40,7 @@ fn manifest(module: &str, payload: &[u8]) -> Manifest {
         dims: BTreeMap::new(),
         compile_seconds: 0.5,
         created_unix: 1,
-        report: Some(libtpu_report()),
+        report: libtpu_report(),
     }
 }
 
@@ -97,22 +97,22 @@ fn an_inserted_entry_is_found_and_the_first_writer_wins() {
 fn the_report_comes_back_exactly_and_entries_without_one_still_read() {
     let dir = tempfile::tempdir().unwrap();
     let cache = Cache::open(dir.path(), Mode::ReadWrite);
-    let with = manifest("with", b"executable");
-    cache.insert(&with, b"executable").unwrap();
-    let Lookup::Hit(found) = cache.lookup(&with.key).unwrap() else {
+    let entry = manifest("m", b"executable");
+    cache.insert(&entry, b"executable").unwrap();
+    let Lookup::Hit(found) = cache.lookup(&entry.key).unwrap() else {
         panic!("no hit");
     };
-    assert_eq!(found.manifest.report, Some(libtpu_report()));
+    assert_eq!(found.manifest.report, libtpu_report());
 
-    let mut without = manifest("without", b"executable");
-    without.report = None;
-    cache.insert(&without, b"executable").unwrap();
-    let text = fs::read_to_string(cache.entry_path(&without.key).join("manifest.json")).unwrap();
-    assert!(!text.contains("\"report\""), "{text}");
-    let Lookup::Hit(found) = cache.lookup(&without.key).unwrap() else {
+    // An entry written before manifests had a report reads as reporting nothing.
+    let path = cache.entry_path(&entry.key).join("manifest.json");
+    let mut json: serde_json::Value = serde_json::from_slice(&fs::read(&path).unwrap()).unwrap();
+    json.as_object_mut().unwrap().remove("report").unwrap();
+    fs::write(&path, serde_json::to_vec(&json).unwrap()).unwrap();
+    let Lookup::Hit(found) = cache.lookup(&entry.key).unwrap() else {
         panic!("no hit");
     };
-    assert_eq!(found.manifest.report, None);
+    assert_eq!(found.manifest.report, ExecutableReport::default());
 }
 
 #[test]
