@@ -5,7 +5,7 @@ mod common;
 
 use tpuc_pjrt::{CompileOptions, Program};
 
-use common::{cpu, tpu};
+use common::{SHARDED_4_WAY, cpu, tpu};
 
 const M: i64 = 128;
 const K: i64 = 256;
@@ -18,20 +18,6 @@ func.func @main(%x: tensor<128x256xf32>, %w: tensor<256x512xf32>) -> tensor<128x
   %d = stablehlo.dot_general %x, %w, contracting_dims = [1] x [0] : (tensor<128x256xf32>, tensor<256x512xf32>) -> tensor<128x512xf32>
   %t = stablehlo.tanh %d : tensor<128x512xf32>
   return %t : tensor<128x512xf32>
-}
-"#;
-
-/// The same shape of layer over a 2x2 mesh: rows of `x` over "x", columns of `w` over "y".
-const SHARDED_4_WAY: &str = r#"
-module @sharded attributes {mhlo.num_partitions = 4 : i32, mhlo.num_replicas = 1 : i32} {
-  sdy.mesh @mesh = <["x"=2, "y"=2]>
-  func.func @main(%x: tensor<256x512xf32> {sdy.sharding = #sdy.sharding<@mesh, [{"x"}, {}]>},
-                  %w: tensor<512x128xf32> {sdy.sharding = #sdy.sharding<@mesh, [{}, {"y"}]>})
-      -> (tensor<256x128xf32> {sdy.sharding = #sdy.sharding<@mesh, [{"x"}, {"y"}]>}) {
-    %d = stablehlo.dot_general %x, %w, contracting_dims = [1] x [0] : (tensor<256x512xf32>, tensor<512x128xf32>) -> tensor<256x128xf32>
-    %t = stablehlo.tanh %d : tensor<256x128xf32>
-    return %t : tensor<256x128xf32>
-  }
 }
 "#;
 
