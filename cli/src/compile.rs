@@ -5,7 +5,7 @@ use std::process::ExitCode;
 use std::time::Instant;
 
 use miette::{Result, miette};
-use tpuc_driver::{Origin, PluginPaths, Target};
+use tpuc_driver::{ExecutableReport, Origin, PluginPaths, Target};
 use tpuc_prewarm::PlanOptions;
 
 use crate::Format;
@@ -111,6 +111,8 @@ pub fn run(args: &Args) -> Result<ExitCode> {
                         "size": compiled.executable.len(),
                         "seconds": compiled.seconds,
                         "compile_seconds": compiled.manifest.compile_seconds,
+                        "memory": compiled.manifest.report.memory,
+                        "cost": compiled.manifest.report.cost,
                     })
                 })
                 .collect();
@@ -149,6 +151,9 @@ pub fn run(args: &Args) -> Result<ExitCode> {
                     human_size(compiled.executable.len() as u64),
                     compiled.seconds
                 );
+                if let Some(line) = report_line(&compiled.manifest.report) {
+                    println!("  {line}");
+                }
                 match &compiled.entry {
                     Some(entry) => println!("  entry {}", entry.display()),
                     None => println!("  not stored in the cache"),
@@ -161,4 +166,90 @@ pub fn run(args: &Args) -> Result<ExitCode> {
         }
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// The main numbers of what the plugin reported, per device: `flops 3.4e7, bytes accessed
+/// 2.9 MB, arguments 640.0 KB, temp 0 B, est. 4.1 µs`. `None` if it reported nothing.
+fn report_line(report: &ExecutableReport) -> Option<String> {
+    let mut parts = Vec::new();
+    if let Some(cost) = &report.cost {
+        if let Some(flops) = cost.flops {
+            parts.push(format!("flops {flops:.1e}"));
+        }
+        if let Some(bytes) = cost.bytes_accessed {
+            parts.push(format!("bytes accessed {}", human_size(bytes as u64)));
+        }
+    }
+    if let Some(memory) = &report.memory {
+        for (name, bytes) in [
+            ("arguments", memory.argument_bytes),
+            ("outputs", memory.output_bytes),
+            ("temp", memory.temp_bytes),
+        ] {
+            parts.push(format!("{name} {}", signed_size(bytes)));
+        }
+    }
+    if let Some(seconds) = report.cost.as_ref().and_then(|cost| cost.optimal_seconds) {
+        parts.push(format!("est. {}", short_duration(seconds)));
+    }
+    (!parts.is_empty()).then(|| parts.join(", "))
+}
+
+/// A byte count a plugin reported; a negative one is shown as it is.
+fn signed_size(bytes: i64) -> String {
+    u64::try_from(bytes).map_or_else(|_| format!("{bytes} B"), human_size)
+}
+
+/// Seconds in the unit that keeps them readable: `27.1 ns`, `69.0 µs`, `1.2 ms`, `3.40 s`.
+fn short_duration(seconds: f64) -> String {
+    if seconds < 1e-6 {
+        format!("{:.1} ns", seconds * 1e9)
+    } else if seconds < 1e-3 {
+        format!("{:.1} µs", seconds * 1e6)
+    } else if seconds < 1.0 {
+        format!("{:.1} ms", seconds * 1e3)
+    } else {
+        format!("{seconds:.2} s")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use tpuc_driver::{CostAnalysis, MemoryStats};
+
+    #[test]
+    fn the_text_line_shows_the_main_numbers() {
+        let report = ExecutableReport {
+            memory: Some(MemoryStats {
+                argument_bytes: 655_360,
+                output_bytes: 262_144,
+                ..MemoryStats::default()
+            }),
+            cost: Some(CostAnalysis {
+                flops: Some(2.69e8),
+                bytes_accessed: Some(5.09e7),
+                optimal_seconds: Some(6.9e-5),
+                ..CostAnalysis::default()
+            }),
+        };
+        assert_eq!(
+            report_line(&report).unwrap(),
+            "flops 2.7e8, bytes accessed 48.5 MB, arguments 640.0 KB, outputs 256.0 KB, \
+             temp 0 B, est. 69.0 µs"
+        );
+        let memory_only = ExecutableReport {
+            cost: None,
+            ..report
+        };
+        assert_eq!(
+            report_line(&memory_only).unwrap(),
+            "arguments 640.0 KB, outputs 256.0 KB, temp 0 B"
+        );
+        assert_eq!(report_line(&ExecutableReport::default()), None);
+        assert_eq!(short_duration(2.7e-8), "27.0 ns");
+        assert_eq!(short_duration(0.0012), "1.2 ms");
+        assert_eq!(short_duration(3.4), "3.40 s");
+        assert_eq!(signed_size(-1), "-1 B");
+    }
 }

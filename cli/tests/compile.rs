@@ -120,6 +120,103 @@ fn check_entry(file: &str, target: &Value) {
     assert_eq!(manifest["target"], target["target"]);
 }
 
+/// Bytes of the float32 bindings (arguments or results) of an entry's signature.
+fn float32_bytes(bindings: &Value) -> i64 {
+    bindings
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|binding| {
+            assert_eq!(binding["dtype"], "float32", "{binding}");
+            let shape = binding["shape"].as_array().unwrap();
+            4 * shape.iter().map(|n| n.as_i64().unwrap()).product::<i64>()
+        })
+        .sum()
+}
+
+#[test]
+fn memory_and_cost_are_reported_cold_and_warm_alike() {
+    let cache = tempfile::tempdir().unwrap();
+    let model = fixture("mlp.pt2");
+    let (cold, _) = compile(cache.path(), &model, &TARGETS);
+    let (warm, _) = compile(cache.path(), &model, &TARGETS);
+    let [tpu, cpu] = [0, 1].map(|i| &cold["targets"][i]);
+    let entry = Path::new(cpu["entry"].as_str().unwrap());
+    let manifest: Value =
+        serde_json::from_slice(&std::fs::read(entry.join("manifest.json")).unwrap()).unwrap();
+    let arguments = float32_bytes(&manifest["signature"]["arguments"]);
+    let results = float32_bytes(&manifest["signature"]["results"]);
+
+    // XLA:CPU: the arguments and results exactly as the signature has them; no cost model.
+    let memory = &cpu["memory"];
+    assert_eq!(memory["argument_bytes"], arguments, "{memory}");
+    assert_eq!(memory["output_bytes"], results, "{memory}");
+    assert!(memory["temp_bytes"].is_i64(), "{memory}");
+    assert_eq!(cpu["cost"], Value::Null);
+
+    // libtpu: tiled layouts pad small arrays, so at least the signature's bytes; and a cost
+    // model with an estimate.
+    let memory = &tpu["memory"];
+    assert!(
+        memory["argument_bytes"].as_i64().unwrap() >= arguments,
+        "{memory}"
+    );
+    assert!(
+        memory["output_bytes"].as_i64().unwrap() >= results,
+        "{memory}"
+    );
+    assert!(
+        memory["generated_code_bytes"].as_i64().unwrap() > 0,
+        "{memory}"
+    );
+    let cost = &tpu["cost"];
+    // fc1 (2x4 · 4x8) and fc2 (2x8 · 8x3): at least a multiply and an add per term.
+    let matmul_flops = 2.0 * (2.0 * 4.0 * 8.0 + 2.0 * 8.0 * 3.0);
+    assert!(cost["flops"].as_f64().unwrap() >= matmul_flops, "{cost}");
+    assert!(
+        cost["bytes_accessed"].as_f64().unwrap() >= (arguments + results) as f64,
+        "{cost}"
+    );
+    assert!(cost["optimal_seconds"].as_f64().unwrap() > 0.0, "{cost}");
+
+    // The warm compile hits and reports the very same numbers, from the entries.
+    for (cold, warm) in [0, 1].map(|i| (&cold["targets"][i], &warm["targets"][i])) {
+        assert_eq!(warm["hit"], true);
+        assert_eq!(warm["memory"], cold["memory"]);
+        assert_eq!(warm["cost"], cold["cost"]);
+    }
+
+    // The text output shows the main numbers on each target's second line.
+    let text = tpuc(
+        cache.path(),
+        &[
+            "compile",
+            model.to_str().unwrap(),
+            "--target",
+            "tpu:v5e:2x2",
+            "--target",
+            "cpu",
+        ],
+    );
+    let stdout = String::from_utf8_lossy(&text.stdout);
+    let lines: Vec<&str> = stdout.lines().collect();
+    let tpu_line = lines
+        .iter()
+        .position(|l| l.starts_with("tpu:v5e:2x2"))
+        .unwrap();
+    assert!(lines[tpu_line + 1].starts_with("  flops "), "{stdout}");
+    assert!(lines[tpu_line + 1].contains(", est. "), "{stdout}");
+    let cpu_line = lines.iter().position(|l| l.starts_with("cpu ")).unwrap();
+    assert_eq!(
+        lines[cpu_line + 1],
+        format!(
+            "  arguments {arguments} B, outputs {results} B, temp {} B",
+            cpu["memory"]["temp_bytes"]
+        ),
+        "{stdout}"
+    );
+}
+
 #[test]
 fn a_checkpoint_with_other_weights_hits_the_same_executable() {
     let cache = tempfile::tempdir().unwrap();

@@ -3,6 +3,7 @@
 use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
+use tpuc_pjrt::ExecutableReport;
 
 use crate::digest::Digest;
 use crate::key::{Key, KeyParts};
@@ -31,6 +32,10 @@ pub struct Manifest {
     pub compile_seconds: f64,
     /// Seconds since the Unix epoch.
     pub created_unix: u64,
+    /// What the plugin reported about the executable when it compiled it (memory statistics,
+    /// cost analysis). Entries written before tpuc recorded it read as reporting nothing.
+    #[serde(default)]
+    pub report: ExecutableReport,
 }
 
 /// The plugin that compiled an entry.

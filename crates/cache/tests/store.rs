@@ -10,6 +10,7 @@ use tpuc_cache::{
     Cache, Key, KeyParts, Lookup, MANIFEST_FORMAT, Manifest, Mode, Payload, PluginInfo, Signature,
     TargetId, sha256,
 };
+use tpuc_pjrt::{CostAnalysis, ExecutableReport, MemoryStats};
 
 fn manifest(module: &str, payload: &[u8]) -> Manifest {
     let key_parts = KeyParts {
@@ -39,6 +40,31 @@ fn manifest(module: &str, payload: &[u8]) -> Manifest {
         dims: BTreeMap::new(),
         compile_seconds: 0.5,
         created_unix: 1,
+        report: libtpu_report(),
+    }
+}
+
+/// What libtpu reported for a 128x256 · 256x512 matmul and tanh on `v5e:2x2`.
+fn libtpu_report() -> ExecutableReport {
+    ExecutableReport {
+        memory: Some(MemoryStats {
+            argument_bytes: 655_360,
+            output_bytes: 262_144,
+            generated_code_bytes: 55_808,
+            peak_bytes: Some(1_441_792),
+            total_bytes: Some(55_808),
+            ..MemoryStats::default()
+        }),
+        cost: Some(CostAnalysis {
+            flops: Some(33_554_432.0),
+            bytes_accessed: Some(3_019_264.0),
+            transcendentals: Some(65_536.0),
+            optimal_seconds: Some(4.093025836482411e-6),
+            properties: BTreeMap::from([
+                ("bytes accessed0{}".to_owned(), 655_872.0),
+                ("utilization0{}".to_owned(), 3.0),
+            ]),
+        }),
     }
 }
 
@@ -68,9 +94,31 @@ fn an_inserted_entry_is_found_and_the_first_writer_wins() {
 }
 
 #[test]
+fn the_report_comes_back_exactly_and_entries_without_one_still_read() {
+    let dir = tempfile::tempdir().unwrap();
+    let cache = Cache::open(dir.path(), Mode::ReadWrite);
+    let entry = manifest("m", b"executable");
+    cache.insert(&entry, b"executable").unwrap();
+    let Lookup::Hit(found) = cache.lookup(&entry.key).unwrap() else {
+        panic!("no hit");
+    };
+    assert_eq!(found.manifest.report, libtpu_report());
+
+    // An entry written before manifests had a report reads as reporting nothing.
+    let path = cache.entry_path(&entry.key).join("manifest.json");
+    let mut json: serde_json::Value = serde_json::from_slice(&fs::read(&path).unwrap()).unwrap();
+    json.as_object_mut().unwrap().remove("report").unwrap();
+    fs::write(&path, serde_json::to_vec(&json).unwrap()).unwrap();
+    let Lookup::Hit(found) = cache.lookup(&entry.key).unwrap() else {
+        panic!("no hit");
+    };
+    assert_eq!(found.manifest.report, ExecutableReport::default());
+}
+
+#[test]
 fn corrupt_entries_are_detected_quarantined_and_then_missing() {
     type Damage = fn(&Path);
-    let damages: [(&str, Damage); 5] = [
+    let damages: [(&str, Damage); 6] = [
         ("bit flip in the payload", |entry| {
             let path = entry.join("executable");
             let mut bytes = fs::read(&path).unwrap();
@@ -91,6 +139,16 @@ fn corrupt_entries_are_detected_quarantined_and_then_missing() {
             let path = entry.join("manifest.json");
             let text = fs::read_to_string(&path).unwrap();
             fs::write(path, text.replace("\"cpu:1\"", "\"cpu:2\"")).unwrap();
+        }),
+        ("a report that does not parse", |entry| {
+            let path = entry.join("manifest.json");
+            let text = fs::read_to_string(&path).unwrap();
+            assert!(text.contains("\"temp_bytes\": 0,"));
+            fs::write(
+                path,
+                text.replace("\"temp_bytes\": 0,", "\"temp_bytes\": -0.5,"),
+            )
+            .unwrap();
         }),
         ("missing payload", |entry| {
             fs::remove_file(entry.join("executable")).unwrap()

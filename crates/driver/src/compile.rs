@@ -10,7 +10,7 @@ use std::fmt;
 use std::path::{Path, PathBuf};
 use std::str::FromStr;
 use std::sync::{Arc, Mutex};
-use std::time::{Instant, SystemTime, UNIX_EPOCH};
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use serde::{Deserialize, Serialize};
 use tpuc_cache::{
@@ -18,7 +18,7 @@ use tpuc_cache::{
     PluginInfo, Signature, TargetId, knobs, sha256,
 };
 use tpuc_lower::{ArgumentSource, LowerOptions, ResultSource};
-use tpuc_pjrt::{CompileOptions, Plugin, PluginKind, Program, Value};
+use tpuc_pjrt::{CompileOptions, Executable, ExecutableReport, Plugin, PluginKind, Program, Value};
 use tpuc_pt2::Archive;
 
 use crate::error::{DriverError, Result};
@@ -125,7 +125,9 @@ impl PluginPaths {
     }
 }
 
-/// One target's executable.
+/// One target's executable. What the plugin reported about it (memory statistics, cost
+/// analysis) is `manifest.report`, recorded when it was compiled, so a cache hit reports the
+/// same numbers without recompiling.
 #[derive(Debug)]
 pub struct Compiled {
     pub target: Target,
@@ -197,18 +199,17 @@ pub fn compile(
             });
             continue;
         }
-        let compile_started = Instant::now();
-        let executable = compile_module(&plugin, target, &module.text, &compile_options)?;
-        let compile_seconds = compile_started.elapsed().as_secs_f64();
-        let manifest = new_manifest(
-            parts,
-            target,
-            &identity,
-            &plugin,
-            &module,
-            &executable,
-            compile_seconds,
-        );
+        let (compiled_executable, compile_time) =
+            compile_executable(&plugin, target, &module.text, &compile_options)?;
+        let fresh = FreshExecutable {
+            bytes: compiled_executable
+                .serialize()
+                .map_err(DriverError::pjrt("serializing the executable"))?,
+            compile_time,
+            report: report_or_warn(compiled_executable.report(), target, &mut warnings),
+        };
+        let manifest = new_manifest(parts, target, &identity, &plugin, &module, &fresh);
+        let executable = fresh.bytes;
         let entry = caches.store(&manifest, &executable, &mut warnings);
         compiled.push(Compiled {
             target: target.clone(),
@@ -318,6 +319,14 @@ fn key_parts(
     }
 }
 
+/// An executable the plugin just compiled: its serialized form, the compile call's time and
+/// what the plugin reported about it.
+struct FreshExecutable {
+    bytes: Vec<u8>,
+    compile_time: Duration,
+    report: ExecutableReport,
+}
+
 /// The manifest of an executable the plugin just compiled.
 fn new_manifest(
     parts: KeyParts,
@@ -325,8 +334,7 @@ fn new_manifest(
     identity: &PluginIdentity,
     plugin: &Path,
     module: &ModuleRecord,
-    executable: &[u8],
-    compile_seconds: f64,
+    fresh: &FreshExecutable,
 ) -> Manifest {
     Manifest {
         format: tpuc_cache::MANIFEST_FORMAT.to_owned(),
@@ -334,12 +342,28 @@ fn new_manifest(
         key_parts: parts,
         target: target.to_string(),
         plugin: identity.info(plugin),
-        payload: Payload::of(executable),
+        payload: Payload::of(&fresh.bytes),
         signature: module.signature.clone(),
         dims: module.dims.clone(),
-        compile_seconds,
+        compile_seconds: fresh.compile_time.as_secs_f64(),
         created_unix: unix_now(),
+        report: fresh.report.clone(),
     }
+}
+
+/// The plugin's report on an executable it just compiled. The executable is good even if the
+/// plugin fails to describe it, so a failure is a warning and an empty report.
+fn report_or_warn(
+    report: tpuc_pjrt::Result<ExecutableReport>,
+    target: &Target,
+    warnings: &mut Vec<String>,
+) -> ExecutableReport {
+    report.unwrap_or_else(|error| {
+        warnings.push(format!(
+            "the plugin cannot report on the executable for {target}: {error}"
+        ));
+        ExecutableReport::default()
+    })
 }
 
 /// How `tpuc run` used the cache.
@@ -380,18 +404,13 @@ pub fn run_cached(
         None => {
             let started = Instant::now();
             let executable = runtime.compile(&module.text)?;
-            let compile_seconds = started.elapsed().as_secs_f64();
-            let bytes = executable.serialize()?;
-            let manifest = new_manifest(
-                parts,
-                &target,
-                &identity,
-                plugin,
-                &module,
-                &bytes,
-                compile_seconds,
-            );
-            caches.store(&manifest, &bytes, &mut warnings);
+            let fresh = FreshExecutable {
+                compile_time: started.elapsed(),
+                bytes: executable.serialize()?,
+                report: report_or_warn(executable.report(), &target, &mut warnings),
+            };
+            let manifest = new_manifest(parts, &target, &identity, plugin, &module, &fresh);
+            caches.store(&manifest, &fresh.bytes, &mut warnings);
             (executable, false)
         }
     };
@@ -518,13 +537,30 @@ pub fn module_record(lowered: &tpuc_lower::Lowered) -> ModuleRecord {
     }
 }
 
-/// Compiles the module text for `target` and serializes the executable.
-fn compile_module(
+/// Compiles StableHLO text (either form) for `target` without touching the cache: the time the
+/// plugin's compile call took (not loading the plugin, nor opening a topology or client) and
+/// what the plugin reports about the executable. For benchmarks of the compiler itself.
+pub fn compile_module_report(
+    module_text: &str,
+    target: &Target,
+    plugins: &PluginPaths,
+) -> Result<(Duration, ExecutableReport)> {
+    let plugin = plugins.locate(target.plugin_kind())?;
+    let (executable, compile_time) =
+        compile_executable(&plugin, target, module_text, &CompileOptions::new())?;
+    let report = executable.report().map_err(DriverError::pjrt(
+        "reading the executable's memory and cost",
+    ))?;
+    Ok((compile_time, report))
+}
+
+/// Compiles the module text for `target`: the executable, and the time the compile call took.
+fn compile_executable(
     plugin_path: &Path,
     target: &Target,
     text: &str,
     options: &CompileOptions,
-) -> Result<Vec<u8>> {
+) -> Result<(Executable, Duration)> {
     let plugin = Plugin::load(plugin_path).map_err(DriverError::pjrt("loading the PJRT plugin"))?;
     let program = Program::mlir(text);
     match target {
@@ -532,23 +568,25 @@ fn compile_module(
             let topology = plugin
                 .topology(topology)
                 .map_err(DriverError::pjrt("describing the TPU topology"))?;
+            let started = Instant::now();
             let executable = topology
                 .compile(&program, options)
                 .map_err(DriverError::pjrt("compiling the module with libtpu"))?;
-            executable
-                .serialize()
-                .map_err(DriverError::pjrt("serializing the executable"))
+            Ok((executable, started.elapsed()))
         }
         Target::Cpu { devices } => {
             let client = plugin
                 .cpu_client(*devices)
                 .map_err(DriverError::pjrt("opening an XLA:CPU client"))?;
-            let executable = client
+            let started = Instant::now();
+            let loaded = client
                 .compile(&program, options)
                 .map_err(DriverError::pjrt("compiling the module on XLA:CPU"))?;
-            executable
-                .serialize()
-                .map_err(DriverError::pjrt("serializing the executable"))
+            let compile_time = started.elapsed();
+            let executable = loaded
+                .executable()
+                .map_err(DriverError::pjrt("reading the compiled executable"))?;
+            Ok((executable, compile_time))
         }
     }
 }

@@ -24,7 +24,10 @@ mod tensor;
 mod tiers;
 
 pub use compare::{Comparison, Tolerance, compare};
-pub use compile::{CachedRun, CompileReport, Compiled, PluginPaths, Target, compile, run_cached};
+pub use compile::{
+    CachedRun, CompileReport, Compiled, PluginPaths, Target, compile, compile_module_report,
+    run_cached,
+};
 pub use emit::{Emit, fx_graph};
 pub use error::{DriverError, InputMismatch, Result};
 pub use files::write_atomically;
@@ -36,3 +39,4 @@ pub use tiers::{CacheTiers, Found, Origin};
 pub use tpuc_lower::{
     ArgumentBinding, ArgumentSource, LowerError, LowerOptions, ResultBinding, ResultSource,
 };
+pub use tpuc_pjrt::{CostAnalysis, ExecutableReport, MemoryStats};

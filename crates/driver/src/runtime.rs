@@ -71,6 +71,11 @@ impl Executable {
             .map_err(DriverError::pjrt("serializing the executable"))
     }
 
+    /// What the plugin reports about the executable: memory statistics, cost analysis.
+    pub fn report(&self) -> tpuc_pjrt::Result<tpuc_pjrt::ExecutableReport> {
+        self.loaded.executable()?.report()
+    }
+
     /// Copies `arguments` to the device (borrowed bytes straight from where they lie), runs
     /// the program once and copies every result back.
     pub fn execute(&self, arguments: &[HostTensor<'_>]) -> Result<Vec<HostTensor<'static>>> {

@@ -1,6 +1,8 @@
 //! Compiled programs: [`Executable`] (portable, serialisable) and [`LoadedExecutable`]
 //! (bound to a client's devices, runnable).
 
+use std::sync::Arc;
+
 use crate::api::{Api, borrowed_slice, entry};
 use crate::error::{Error, Result};
 use crate::ffi::{self, Args};
@@ -11,8 +13,9 @@ use crate::{Buffer, Client, ElementType, Plugin};
 pub struct Executable {
     plugin: &'static Plugin,
     raw: *mut ffi::PJRT_Executable,
-    /// Keeps the client of a loaded executable's view alive, if it came from one.
-    _client: Option<Client>,
+    /// The loaded executable this is a view of, if it is one: the view is only valid while
+    /// the loaded executable (and its client) lives.
+    _loaded: Option<Arc<LoadedHandle>>,
 }
 
 // SAFETY: PJRT executables are immutable, thread-safe objects; the pointer is only passed to
@@ -25,17 +28,21 @@ impl Executable {
     pub(crate) fn new(
         plugin: &'static Plugin,
         raw: *mut ffi::PJRT_Executable,
-        client: Option<Client>,
+        loaded: Option<Arc<LoadedHandle>>,
     ) -> Executable {
         Executable {
             plugin,
             raw,
-            _client: client,
+            _loaded: loaded,
         }
     }
 
-    fn api(&self) -> &'static Api {
+    pub(crate) fn api(&self) -> &'static Api {
         self.plugin.api()
+    }
+
+    pub(crate) fn raw(&self) -> *mut ffi::PJRT_Executable {
+        self.raw
     }
 
     /// Platform-specific bytes that [`Client::deserialize`] loads again.
@@ -144,19 +151,26 @@ impl Drop for Executable {
     }
 }
 
-/// An executable loaded on a client's devices. Keeps the client alive; destroyed on drop.
+/// An executable loaded on a client's devices. Keeps the client alive; destroyed when it and
+/// every [`Executable`] view of it are dropped.
 pub struct LoadedExecutable {
-    client: Client,
-    raw: *mut ffi::PJRT_LoadedExecutable,
+    handle: Arc<LoadedHandle>,
     num_devices: usize,
     num_outputs: usize,
 }
 
+/// Owns the plugin's loaded executable (and through `client`, the client) until the last of
+/// the [`LoadedExecutable`] and its views is dropped.
+pub(crate) struct LoadedHandle {
+    client: Client,
+    raw: *mut ffi::PJRT_LoadedExecutable,
+}
+
 // SAFETY: PJRT loaded executables are thread-safe objects; the pointer is only passed to the
 // plugin.
-unsafe impl Send for LoadedExecutable {}
+unsafe impl Send for LoadedHandle {}
 // SAFETY: as above.
-unsafe impl Sync for LoadedExecutable {}
+unsafe impl Sync for LoadedHandle {}
 
 impl LoadedExecutable {
     /// Takes ownership of `raw` (destroyed on every path) and reads its shape of execution.
@@ -165,8 +179,7 @@ impl LoadedExecutable {
         raw: *mut ffi::PJRT_LoadedExecutable,
     ) -> Result<LoadedExecutable> {
         let mut loaded = LoadedExecutable {
-            client,
-            raw,
+            handle: Arc::new(LoadedHandle { client, raw }),
             num_devices: 0,
             num_outputs: 0,
         };
@@ -176,7 +189,7 @@ impl LoadedExecutable {
     }
 
     pub fn client(&self) -> &Client {
-        &self.client
+        &self.handle.client
     }
 
     /// Devices one execution runs on (one argument list each).
@@ -190,10 +203,10 @@ impl LoadedExecutable {
     }
 
     fn addressable_device_count(&self) -> Result<usize> {
-        let api = self.client.api();
+        let api = self.handle.client.api();
         let devices = entry!(api, PJRT_LoadedExecutable_AddressableDevices)?;
         let mut args = ffi::PJRT_LoadedExecutable_AddressableDevices_Args::new();
-        args.executable = self.raw;
+        args.executable = self.handle.raw;
         // SAFETY: the executable is live; `args` is initialised.
         let error = unsafe { (devices.f)(&mut args) };
         api.check(devices.name, error)?;
@@ -201,19 +214,20 @@ impl LoadedExecutable {
     }
 
     /// The underlying [`Executable`] (`PJRT_LoadedExecutable_GetExecutable`), for output
-    /// types and serialisation. A new object, destroyed on its own drop.
+    /// types, reports and serialisation. A new object, destroyed on its own drop; it keeps
+    /// this loaded executable alive, as the plugin requires.
     pub fn executable(&self) -> Result<Executable> {
-        let api = self.client.api();
+        let api = self.handle.client.api();
         let get = entry!(api, PJRT_LoadedExecutable_GetExecutable)?;
         let mut args = ffi::PJRT_LoadedExecutable_GetExecutable_Args::new();
-        args.loaded_executable = self.raw;
+        args.loaded_executable = self.handle.raw;
         // SAFETY: the loaded executable is live; `args` is initialised.
         let error = unsafe { (get.f)(&mut args) };
         api.check(get.name, error)?;
         Ok(Executable::new(
-            self.client.plugin(),
+            self.handle.client.plugin(),
             args.executable,
-            Some(self.client.clone()),
+            Some(Arc::clone(&self.handle)),
         ))
     }
 
@@ -242,7 +256,7 @@ impl LoadedExecutable {
         if arguments
             .iter()
             .flat_map(|list| list.iter())
-            .any(|buffer| !buffer.client().same_as(&self.client))
+            .any(|buffer| !buffer.client().same_as(&self.handle.client))
         {
             return Err(Error::InvalidArgument(
                 "an argument buffer belongs to another client".to_owned(),
@@ -262,11 +276,11 @@ impl LoadedExecutable {
             output_rows.iter_mut().map(|row| row.as_mut_ptr()).collect();
         let mut events: Vec<*mut ffi::PJRT_Event> = vec![std::ptr::null_mut(); self.num_devices];
 
-        let api = self.client.api();
+        let api = self.handle.client.api();
         let execute = entry!(api, PJRT_LoadedExecutable_Execute)?;
         let mut options = ffi::PJRT_ExecuteOptions::new();
         let mut args = ffi::PJRT_LoadedExecutable_Execute_Args::new();
-        args.executable = self.raw;
+        args.executable = self.handle.raw;
         args.options = &mut options;
         args.argument_lists = argument_lists.as_ptr();
         args.num_devices = self.num_devices;
@@ -285,7 +299,7 @@ impl LoadedExecutable {
             .map(|row| {
                 row.into_iter()
                     .filter(|raw| !raw.is_null())
-                    .map(|raw| Buffer::new(self.client.clone(), raw))
+                    .map(|raw| Buffer::new(self.handle.client.clone(), raw))
                     .collect()
             })
             .collect();
@@ -298,7 +312,7 @@ impl LoadedExecutable {
     }
 }
 
-impl Drop for LoadedExecutable {
+impl Drop for LoadedHandle {
     fn drop(&mut self) {
         let api = self.client.api();
         let result = entry!(api, PJRT_LoadedExecutable_Destroy).and_then(|destroy| {

@@ -183,6 +183,32 @@ args_structs! {
         dims: *const i64,
         dim_sizes: *const usize,
     }
+    PJRT_Executable_GetCostAnalysis_Args {
+        executable: *mut PJRT_Executable,
+        num_properties: usize,
+        properties: *const PJRT_NamedValue,
+    }
+    PJRT_Executable_GetCompiledMemoryStats_Args {
+        executable: *mut PJRT_Executable,
+        generated_code_size_in_bytes: i64,
+        argument_size_in_bytes: i64,
+        output_size_in_bytes: i64,
+        alias_size_in_bytes: i64,
+        temp_size_in_bytes: i64,
+        host_generated_code_size_in_bytes: i64,
+        host_argument_size_in_bytes: i64,
+        host_output_size_in_bytes: i64,
+        host_alias_size_in_bytes: i64,
+        host_temp_size_in_bytes: i64,
+        // Since 0.72.
+        peak_memory_in_bytes: i64,
+        // Since 0.90.
+        total_size_in_bytes: i64,
+        // Since 0.104.
+        total_allocation_bytes: i64,
+        indefinite_allocations: i64,
+        peak_unpadded_heap_bytes: i64,
+    }
     PJRT_Executable_DeserializeAndLoad_Args {
         client: *mut PJRT_Client,
         serialized_executable: *const c_char,
@@ -344,7 +370,7 @@ pub struct PJRT_Api {
     pub PJRT_Executable_NumPartitions: Unused,
     pub PJRT_Executable_NumOutputs: Fn<PJRT_Executable_NumOutputs_Args>,
     pub PJRT_Executable_SizeOfGeneratedCodeInBytes: Unused,
-    pub PJRT_Executable_GetCostAnalysis: Unused,
+    pub PJRT_Executable_GetCostAnalysis: Fn<PJRT_Executable_GetCostAnalysis_Args>,
     pub PJRT_Executable_OutputMemoryKinds: Unused,
     pub PJRT_Executable_OptimizedProgram: Unused,
     pub PJRT_Executable_Serialize: Fn<PJRT_Executable_Serialize_Args>,
@@ -397,6 +423,12 @@ pub struct PJRT_Api {
 
     pub PJRT_Executable_OutputElementTypes: Fn<PJRT_Executable_OutputElementTypes_Args>,
     pub PJRT_Executable_OutputDimensions: Fn<PJRT_Executable_OutputDimensions_Args>,
+
+    pub PJRT_Buffer_CopyToMemory: Unused,
+    pub PJRT_Client_CreateViewOfDeviceBuffer: Unused,
+    pub PJRT_Executable_Fingerprint: Unused,
+    pub PJRT_Client_TopologyDescription: Unused,
+    pub PJRT_Executable_GetCompiledMemoryStats: Fn<PJRT_Executable_GetCompiledMemoryStats_Args>,
 }
 
 /// `GetPjrtApi`, the one symbol a plugin exports.
@@ -417,6 +449,15 @@ mod tests {
         assert_eq!(size_of::<PJRT_LoadedExecutable_Execute_Args>(), 80);
         assert_eq!(size_of::<PJRT_Executable_DeserializeAndLoad_Args>(), 72);
         assert_eq!(offset_of!(PJRT_Api, PJRT_Error_Destroy), 40);
+        assert_eq!(size_of::<PJRT_Executable_GetCostAnalysis_Args>(), 40);
+        assert_eq!(
+            size_of::<PJRT_Executable_GetCompiledMemoryStats_Args>(),
+            144
+        );
         assert_eq!(offset_of!(PJRT_Api, PJRT_Compile), 40 + 8 * 89);
+        assert_eq!(
+            offset_of!(PJRT_Api, PJRT_Executable_GetCompiledMemoryStats),
+            40 + 8 * 96
+        );
     }
 }

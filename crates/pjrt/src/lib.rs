@@ -21,7 +21,9 @@
 //! - A [`Client`] is a shared handle. Every [`Buffer`] and [`LoadedExecutable`] holds one, so
 //!   the client is destroyed only after the last object created from it.
 //! - Every object owns its PJRT handle and destroys it on `Drop`, including the
-//!   [`Executable`] that [`LoadedExecutable::executable`] returns and [`Topology`].
+//!   [`Executable`] that [`LoadedExecutable::executable`] returns and [`Topology`]. That
+//!   view keeps its loaded executable alive: the plugin's view is invalid once the loaded
+//!   executable is destroyed.
 //!   Destroy failures are reported on stderr; neither `Drop` nor getters panic.
 //! - Every `PJRT_Error` is read into [`Error::Plugin`] and destroyed; every `PJRT_Event` is
 //!   awaited and destroyed before the call returns, so host memory handed to the plugin is
@@ -43,6 +45,7 @@ mod ffi;
 mod locate;
 mod options;
 mod plugin;
+mod report;
 mod topology;
 
 pub use buffer::Buffer;
@@ -53,4 +56,5 @@ pub use executable::{Executable, LoadedExecutable};
 pub use locate::{PluginKind, locate, plugin_dir};
 pub use options::{CompileOptions, Program};
 pub use plugin::{Plugin, Value};
+pub use report::{CostAnalysis, ExecutableReport, MemoryStats};
 pub use topology::Topology;

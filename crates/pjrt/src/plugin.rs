@@ -209,7 +209,7 @@ fn read_attributes(api: &Api) -> Result<Vec<(String, Value)>> {
 }
 
 /// Copies a `PJRT_NamedValue` the plugin owns.
-fn read_named_value(value: &ffi::PJRT_NamedValue) -> (String, Value) {
+pub(crate) fn read_named_value(value: &ffi::PJRT_NamedValue) -> (String, Value) {
     // SAFETY: the name is `name_size` bytes owned by the plugin for the value's lifetime.
     let name = unsafe { borrowed_str(value.name, value.name_size) };
     // SAFETY: `kind` says which union field is live, and array/string fields point to

@@ -490,3 +490,19 @@ fn plugin_side_execute_errors_are_reported() {
         "{error:?}"
     );
 }
+
+#[test]
+fn an_executable_view_outlives_its_loaded_executable() {
+    let client = cpu().cpu_client(1).unwrap();
+    let loaded = client
+        .compile(&Program::mlir(DENSE_TANH), &CompileOptions::new())
+        .unwrap();
+    let executable = loaded.executable().unwrap();
+    drop(loaded);
+    drop(client);
+    // The plugin's view is only valid while the loaded executable lives; the view keeps it.
+    assert_eq!(executable.num_outputs().unwrap(), 1);
+    assert_eq!(executable.output_dims().unwrap(), [vec![2, 2]]);
+    assert!(!executable.serialize().unwrap().is_empty());
+    assert!(executable.memory_stats().unwrap().is_some());
+}

@@ -6,7 +6,7 @@ use std::time::Instant;
 
 use tpuc_pjrt::{CompileOptions, ElementType, Error, Program, Value};
 
-use common::tpu;
+use common::{SHARDED_4_WAY, tpu};
 
 const DENSE_TANH_SUM: &str = r#"
 func.func @main(%x: tensor<8x16xf32>, %w: tensor<16x4xf32>) -> tensor<4xf32> {
@@ -15,20 +15,6 @@ func.func @main(%x: tensor<8x16xf32>, %w: tensor<16x4xf32>) -> tensor<4xf32> {
   %zero = stablehlo.constant dense<0.0> : tensor<f32>
   %s = stablehlo.reduce(%t init: %zero) applies stablehlo.add across dimensions = [0] : (tensor<8x4xf32>, tensor<f32>) -> tensor<4xf32>
   return %s : tensor<4xf32>
-}
-"#;
-
-/// The same layer sharded 4 ways over a 2x2 mesh: rows of `x` over "x", columns of `w` over "y".
-const SHARDED_4_WAY: &str = r#"
-module @sharded attributes {mhlo.num_partitions = 4 : i32, mhlo.num_replicas = 1 : i32} {
-  sdy.mesh @mesh = <["x"=2, "y"=2]>
-  func.func @main(%x: tensor<256x512xf32> {sdy.sharding = #sdy.sharding<@mesh, [{"x"}, {}]>},
-                  %w: tensor<512x128xf32> {sdy.sharding = #sdy.sharding<@mesh, [{}, {"y"}]>})
-      -> (tensor<256x128xf32> {sdy.sharding = #sdy.sharding<@mesh, [{"x"}, {"y"}]>}) {
-    %d = stablehlo.dot_general %x, %w, contracting_dims = [1] x [0] : (tensor<256x512xf32>, tensor<512x128xf32>) -> tensor<256x128xf32>
-    %t = stablehlo.tanh %d : tensor<256x128xf32>
-    return %t : tensor<256x128xf32>
-  }
 }
 "#;
 

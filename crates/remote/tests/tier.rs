@@ -40,6 +40,7 @@ fn manifest_for(executable: &[u8], topology: &str) -> Manifest {
         dims: BTreeMap::new(),
         compile_seconds: 1.5,
         created_unix: 0,
+        report: Default::default(),
     }
 }
 

@@ -15,6 +15,21 @@ pub fn plugin(kind: PluginKind) -> &'static Plugin {
     }
 }
 
+/// tanh(x · w) for x: 256x512, w: 512x128, sharded 4 ways over a 2x2 mesh: rows of `x` over
+/// "x", columns of `w` over "y".
+pub const SHARDED_4_WAY: &str = r#"
+module @sharded attributes {mhlo.num_partitions = 4 : i32, mhlo.num_replicas = 1 : i32} {
+  sdy.mesh @mesh = <["x"=2, "y"=2]>
+  func.func @main(%x: tensor<256x512xf32> {sdy.sharding = #sdy.sharding<@mesh, [{"x"}, {}]>},
+                  %w: tensor<512x128xf32> {sdy.sharding = #sdy.sharding<@mesh, [{}, {"y"}]>})
+      -> (tensor<256x128xf32> {sdy.sharding = #sdy.sharding<@mesh, [{"x"}, {"y"}]>}) {
+    %d = stablehlo.dot_general %x, %w, contracting_dims = [1] x [0] : (tensor<256x512xf32>, tensor<512x128xf32>) -> tensor<256x128xf32>
+    %t = stablehlo.tanh %d : tensor<256x128xf32>
+    return %t : tensor<256x128xf32>
+  }
+}
+"#;
+
 pub fn cpu() -> &'static Plugin {
     plugin(PluginKind::Cpu)
 }
