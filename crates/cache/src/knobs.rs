@@ -89,6 +89,11 @@ pub const REGISTRY: &[Knob] = &[
         "it only reaches the remote store",
     ),
     ignored(
+        "BLESS",
+        "tests only: rewrite the expected output of the pass file tests",
+        "tests read it; tpuc never does",
+    ),
+    ignored(
         "HOME",
         "the default base of the cache and plugin directories",
         CACHE_ONLY,
@@ -96,6 +101,11 @@ pub const REGISTRY: &[Knob] = &[
     hashed(
         "LIBTPU_INIT_ARGS",
         "flags for libtpu's TPU compiler and runtime",
+    ),
+    ignored(
+        "NO_COLOR",
+        "turns off colours in diagnostics (miette reads it)",
+        "it only changes how errors print",
     ),
     ignored(
         "TPUC_CACHE_DIR",
