@@ -9,7 +9,7 @@ use crate::error::PassError;
 use crate::pass::{Pass, PassContext};
 
 /// The pipeline `tpuc` runs unless told otherwise.
-pub const DEFAULT_PIPELINE: &str = "canonicalize,cse,canonicalize,dce,prune-args";
+pub const DEFAULT_PIPELINE: &str = "canonicalize,cse,canonicalize,cse,dce,prune-args";
 
 /// Every pass by name, in the order `--help` lists them.
 fn registry() -> Vec<Box<dyn Pass>> {

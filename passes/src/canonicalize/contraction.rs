@@ -115,3 +115,150 @@ impl Pattern for TransposeIntoConvolution {
         false
     }
 }
+
+/// `dot_general(reshape(a), reshape(b))` whose single batch dimension is the product of the
+/// leading dimensions of `a` and `b` batches over those dimensions directly; the result is
+/// reshaped back (and merges with a reshape that split it again).
+pub(crate) struct DotGeneralOfCollapsedBatch;
+
+impl Pattern for DotGeneralOfCollapsedBatch {
+    fn name(&self) -> &'static str {
+        "dot-general-of-collapsed-batch"
+    }
+
+    fn rewrite(&self, rw: &mut Rewriter<'_>, op: OpId) -> bool {
+        let f = rw.function();
+        let OpKind::DotGeneral { dims, precision } = &f.op(op).kind else {
+            return false;
+        };
+        if dims.lhs_batching != [0] || dims.rhs_batching != [0] {
+            return false;
+        }
+        let mut sources = Vec::with_capacity(2);
+        let mut leading: Option<Vec<u64>> = None;
+        for &operand in &f.op(op).operands {
+            let Some((_, producer)) = rw.producer(operand) else {
+                return false;
+            };
+            if producer.kind != OpKind::Reshape || f.uses(operand).len() != 1 {
+                return false;
+            }
+            let source = producer.operands[0];
+            let (Some(from), Some(to)) = (static_dims(f, source), static_dims(f, operand)) else {
+                return false;
+            };
+            // `to` must be `from` with its first `k >= 2` dimensions merged.
+            let Some(k) = (from.len() + 1).checked_sub(to.len()) else {
+                return false;
+            };
+            let merged =
+                k >= 2 && from[k..] == to[1..] && from[..k].iter().product::<u64>() == to[0];
+            if !merged || leading.get_or_insert_with(|| from[..k].to_vec()) != &from[..k] {
+                return false;
+            }
+            sources.push(source);
+        }
+        let Some(leading) = leading else {
+            return false;
+        };
+        let k = leading.len() as i64;
+        let batch: Vec<i64> = (0..k).collect();
+        let shift = |d: &[i64]| d.iter().map(|&x| x + k - 1).collect::<Vec<i64>>();
+        let new = OpKind::DotGeneral {
+            dims: DotDims {
+                lhs_batching: batch.clone(),
+                rhs_batching: batch,
+                lhs_contracting: shift(&dims.lhs_contracting),
+                rhs_contracting: shift(&dims.rhs_contracting),
+            },
+            precision: precision.clone(),
+        };
+        let Some(result_type) = f.value_type(f.op(op).results[0]).as_tensor().cloned() else {
+            return false;
+        };
+        let mut b = rw.builder_before(op);
+        let Ok(product) = b.op(new, &sources, Vec::new(), None) else {
+            return false;
+        };
+        let Ok(back) = b.reshape(product[0], result_type.shape.clone()) else {
+            return false;
+        };
+        rw.replace_op(op, &[back]);
+        true
+    }
+}
+
+/// When `to` is `from` with its first `k >= 2` dimensions merged into one: those dimensions.
+fn merged_leading(
+    f: &tpuc_ir::Function,
+    from: tpuc_ir::Value,
+    to: tpuc_ir::Value,
+) -> Option<Vec<u64>> {
+    let (from, to) = (static_dims(f, from)?, static_dims(f, to)?);
+    let k = (from.len() + 1).checked_sub(to.len())?;
+    let merged = k >= 2 && from[k..] == to[1..] && from[..k].iter().product::<u64>() == to[0];
+    merged.then(|| from[..k].to_vec())
+}
+
+/// `dot_general(reshape(x), w)` without batch dimensions, where the reshape only merged
+/// leading dimensions of `x` that are not contracted, contracts `x` directly; the result is
+/// reshaped (a `linear` on a flattened batch, as the core decomposition writes it).
+pub(crate) struct DotGeneralOfCollapsedRows;
+
+impl Pattern for DotGeneralOfCollapsedRows {
+    fn name(&self) -> &'static str {
+        "dot-general-of-collapsed-rows"
+    }
+
+    fn rewrite(&self, rw: &mut Rewriter<'_>, op: OpId) -> bool {
+        let f = rw.function();
+        let OpKind::DotGeneral { dims, precision } = &f.op(op).kind else {
+            return false;
+        };
+        let [lhs, rhs] = f.op(op).operands[..] else {
+            return false;
+        };
+        if !dims.lhs_batching.is_empty() || dims.lhs_contracting.contains(&0) {
+            return false;
+        }
+        let Some((_, producer)) = rw.producer(lhs) else {
+            return false;
+        };
+        if producer.kind != OpKind::Reshape || f.uses(lhs).len() != 1 {
+            return false;
+        }
+        let source = producer.operands[0];
+        let Some(merged) = merged_leading(f, source, lhs) else {
+            return false;
+        };
+        let shift = merged.len() as i64 - 1;
+        let new = OpKind::DotGeneral {
+            dims: DotDims {
+                lhs_contracting: dims.lhs_contracting.iter().map(|&d| d + shift).collect(),
+                ..dims.clone()
+            },
+            precision: precision.clone(),
+        };
+        let Some(result_type) = f.value_type(f.op(op).results[0]).as_tensor().cloned() else {
+            return false;
+        };
+        let mut b = rw.builder_before(op);
+        let Ok(product) = b.op(new, &[source, rhs], Vec::new(), None) else {
+            return false;
+        };
+        let Ok(back) = b.reshape(product[0], result_type.shape.clone()) else {
+            return false;
+        };
+        rw.replace_op(op, &[back]);
+        true
+    }
+}
+
+fn static_dims(f: &tpuc_ir::Function, v: tpuc_ir::Value) -> Option<Vec<u64>> {
+    f.value_type(v)
+        .as_tensor()?
+        .shape
+        .iter()
+        .map(|d| d.as_static())
+        .collect()
+}

@@ -1,16 +1,24 @@
-//! Elementwise ops moved across the reshapes around them.
+//! Elementwise ops moved above the reshapes and transposes that feed them, so that layout ops
+//! gather next to each other (and merge) or next to the contraction that absorbs them.
 
 use tpuc_ir::{OpId, OpKind, TensorType, Value};
 
 use crate::rewrite::{Pattern, Rewriter, constant_of};
 
-/// `reshape(f(reshape(x), c))` for an elementwise `f` and splat constants `c` computes `f` on `x`
-/// directly: the inner reshape goes and the outer one merges with the new one.
-pub(crate) struct ElementwiseThroughReshape;
+/// `f(layout(x), c)` is `layout(f(x, c'))` for an elementwise `f`, splat constants `c` and one
+/// reshape or transpose `layout` shared by every other operand (each used only here).
+pub(crate) struct ElementwiseBeforeLayout;
 
-impl Pattern for ElementwiseThroughReshape {
+enum Operand {
+    Moved(Value),
+    Splat(Value),
+    /// `broadcast_in_dim(source, dims)` into the trailing dimensions a reshape keeps.
+    Broadcast(Value, Vec<i64>),
+}
+
+impl Pattern for ElementwiseBeforeLayout {
     fn name(&self) -> &'static str {
-        "elementwise-through-reshape"
+        "elementwise-before-layout"
     }
 
     fn rewrite(&self, rw: &mut Rewriter<'_>, op: OpId) -> bool {
@@ -19,16 +27,10 @@ impl Pattern for ElementwiseThroughReshape {
         if !operation.kind.is_elementwise() || operation.results.len() != 1 {
             return false;
         }
-        let result = operation.results[0];
-        let only_user_reshapes =
-            matches!(f.uses(result), [u] if f.op(u.op).kind == OpKind::Reshape);
-        if !only_user_reshapes {
-            return false;
-        }
-        // Every operand is a single-use reshape from one shape, or a splat constant.
-        let mut source_shape: Option<Vec<tpuc_ir::Dim>> = None;
-        let mut operands: Vec<Operand> = Vec::new();
-        for &value in &operation.operands {
+        let mut layout: Option<(OpKind, Vec<tpuc_ir::Dim>)> = None;
+        let mut operands = Vec::with_capacity(operation.operands.len());
+        let mut broadcasts = Vec::new();
+        for (index, &value) in operation.operands.iter().enumerate() {
             if constant_of(f, value).is_some_and(|c| c.is_splat()) {
                 operands.push(Operand::Splat(value));
                 continue;
@@ -36,28 +38,66 @@ impl Pattern for ElementwiseThroughReshape {
             let Some((_, producer)) = rw.producer(value) else {
                 return false;
             };
-            if producer.kind != OpKind::Reshape || f.uses(value).len() != 1 {
+            if let OpKind::BroadcastInDim { dims } = &producer.kind {
+                broadcasts.push(index);
+                operands.push(Operand::Broadcast(producer.operands[0], dims.clone()));
+                continue;
+            }
+            let movable = matches!(producer.kind, OpKind::Reshape | OpKind::Transpose { .. });
+            if !movable || f.uses(value).len() != 1 {
                 return false;
             }
             let source = producer.operands[0];
             let Some(shape) = f.value_type(source).as_tensor().map(|t| t.shape.clone()) else {
                 return false;
             };
-            if source_shape.get_or_insert_with(|| shape.clone()) != &shape {
+            let this = (producer.kind.clone(), shape);
+            if *layout.get_or_insert_with(|| this.clone()) != this {
                 return false;
             }
-            operands.push(Operand::Reshaped(source));
+            operands.push(Operand::Moved(source));
         }
-        let Some(shape) = source_shape else {
+        let Some((layout, shape)) = layout else {
             return false;
         };
+        // A broadcast follows the reshape when it only fills dimensions the reshape keeps at the
+        // end; it is rebuilt in the source shape.
+        if !broadcasts.is_empty() {
+            let Some(to) = f.value_type(operation.results[0]).as_tensor() else {
+                return false;
+            };
+            let kept = common_suffix(&shape, &to.shape);
+            let first_kept = to.shape.len() - kept;
+            let fits = layout == OpKind::Reshape
+                && operands.iter().all(|o| match o {
+                    Operand::Broadcast(_, dims) => dims.iter().all(|&d| d as usize >= first_kept),
+                    _ => true,
+                });
+            if !fits {
+                return false;
+            }
+            let shift = shape.len() as i64 - to.shape.len() as i64;
+            for operand in &mut operands {
+                if let Operand::Broadcast(_, dims) = operand {
+                    dims.iter_mut().for_each(|d| *d += shift);
+                }
+            }
+        }
         let kind = operation.kind.clone();
-        let result_type = f.value_type(result).clone();
+        let Some(result_type) = f.value_type(operation.results[0]).as_tensor().cloned() else {
+            return false;
+        };
         let mut b = rw.builder_before(op);
-        let mut new_operands = Vec::with_capacity(operands.len());
+        let mut inputs = Vec::with_capacity(operands.len());
         for operand in operands {
-            let value = match operand {
-                Operand::Reshaped(source) => source,
+            inputs.push(match operand {
+                Operand::Moved(source) => source,
+                Operand::Broadcast(source, dims) => {
+                    let Ok(v) = b.broadcast_in_dim(source, &dims, shape.clone()) else {
+                        return false;
+                    };
+                    v
+                }
                 Operand::Splat(value) => {
                     let f = b.function();
                     let (Some(data), Some(ty)) =
@@ -65,31 +105,34 @@ impl Pattern for ElementwiseThroughReshape {
                     else {
                         return false;
                     };
-                    let ty = TensorType::new(shape.clone(), ty.element);
-                    let data = data.clone();
-                    match b.constant(ty, data) {
-                        Ok(v) => v,
-                        Err(_) => return false,
-                    }
+                    let (ty, data) = (TensorType::new(shape.clone(), ty.element), data.clone());
+                    let Ok(v) = b.constant(ty, data) else {
+                        return false;
+                    };
+                    v
                 }
-            };
-            new_operands.push(value);
+            });
         }
-        let Ok(computed) = b.op(kind, &new_operands, Vec::new(), None) else {
+        let Ok(computed) = b.op(kind, &inputs, Vec::new(), None) else {
             return false;
         };
-        let Some(result_ty) = result_type.as_tensor() else {
+        let moved = match layout {
+            OpKind::Transpose { permutation } => b.transpose(computed[0], &permutation),
+            _ => b.reshape(computed[0], result_type.shape.clone()),
+        };
+        let Ok(moved) = moved else {
             return false;
         };
-        let Ok(reshaped) = b.reshape(computed[0], result_ty.shape.clone()) else {
-            return false;
-        };
-        rw.replace_op(op, &[reshaped]);
+        rw.replace_op(op, &[moved]);
         true
     }
 }
 
-enum Operand {
-    Reshaped(Value),
-    Splat(Value),
+/// How many trailing dimensions `a` and `b` share.
+fn common_suffix(a: &[tpuc_ir::Dim], b: &[tpuc_ir::Dim]) -> usize {
+    a.iter()
+        .rev()
+        .zip(b.iter().rev())
+        .take_while(|(x, y)| x == y)
+        .count()
 }

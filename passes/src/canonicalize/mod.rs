@@ -25,8 +25,10 @@ const PATTERNS: &[&dyn Pattern] = &[
     &convert::ConvertOfExactConvert,
     &contraction::TransposeIntoDotGeneral,
     &contraction::TransposeIntoConvolution,
+    &contraction::DotGeneralOfCollapsedBatch,
+    &contraction::DotGeneralOfCollapsedRows,
     &select::SelectOfSameValues,
-    &elementwise::ElementwiseThroughReshape,
+    &elementwise::ElementwiseBeforeLayout,
     &reduction::WindowMaxOfMaxSplat,
     &norm::BatchNormOfBiasAdd,
 ];

@@ -1,6 +1,9 @@
 //! Elementwise arithmetic, comparisons, logic and activations, with torch's type promotion.
 
-use tpuc_ir::{BinaryOp, ComparisonDirection, FunctionBuilder, UnaryOp, Value};
+use tpuc_ir::{
+    Attribute, BinaryOp, ComparisonDirection, CustomCallOptions, ElementType, FunctionBuilder,
+    NamedAttrs, UnaryOp, Value,
+};
 use tpuc_pt2::DType;
 
 use super::one;
@@ -805,41 +808,21 @@ fn in_f32(
     support::convert(b, y, dtype)
 }
 
-/// `erf` as a rational approximation on [-4, 4] (float32 accuracy; erf is ±1 beyond).
+/// `erf` as XLA's own `mhlo.erf`, carried by a custom call (as torch_xla and JAX's serialized
+/// modules do): the plugins expand it with their own float32 approximation.
 pub(crate) fn erf_value(b: &mut FunctionBuilder, x: Value) -> OpResult<Value> {
-    const ALPHA: [f64; 7] = [
-        -2.72614225801306e-10,
-        2.77068142495902e-08,
-        -2.10102402082508e-06,
-        -5.69250639462346e-05,
-        -7.34990630326855e-04,
-        -2.95459980854025e-03,
-        -1.60960333262415e-02,
-    ];
-    const BETA: [f64; 5] = [
-        -1.45660718464996e-05,
-        -2.13374055278905e-04,
-        -1.68282697438203e-03,
-        -7.37332916720468e-03,
-        -1.42647390514189e-02,
-    ];
-    let lo = support::like(b, x, Scalar::Float(-4.0))?;
-    let hi = support::like(b, x, Scalar::Float(4.0))?;
-    let x = b.clamp(lo, x, hi)?;
-    let x2 = b.multiply(x, x)?;
-    let poly = |b: &mut FunctionBuilder, coefficients: &[f64]| -> OpResult<Value> {
-        let mut acc = support::like(b, x2, Scalar::Float(coefficients[0]))?;
-        for &c in &coefficients[1..] {
-            let m = b.multiply(acc, x2)?;
-            let c = support::like(b, x2, Scalar::Float(c))?;
-            acc = b.add(m, c)?;
-        }
-        Ok(acc)
-    };
-    let p = poly(b, &ALPHA)?;
-    let q = poly(b, &BETA)?;
-    let num = b.multiply(x, p)?;
-    Ok(b.divide(num, q)?)
+    let ty = b.value_type(x)?.clone();
+    let erf = b.custom_call("mhlo.erf", &[x], vec![ty], CustomCallOptions::default())?[0];
+    b.set_op_attr(erf, "mhlo.attributes", Attribute::Dict(NamedAttrs::new()))?;
+    b.set_op_attr(
+        erf,
+        "mhlo.version",
+        Attribute::Int {
+            value: 1,
+            ty: ElementType::I64,
+        },
+    )?;
+    Ok(erf)
 }
 
 fn erf(cx: &mut Cx<'_>, args: &Args<'_>) -> OpResult<Vec<Val>> {

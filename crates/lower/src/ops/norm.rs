@@ -51,7 +51,10 @@ pub(crate) fn compute_dtype(dtype: DType) -> DType {
     }
 }
 
-/// `(x - mean) * rsqrt(var + eps)` over `dims`; also the mean and rstd (reduced shapes).
+/// `(x - mean) * rsqrt(var + eps)` over the trailing `dims`; also the mean and rstd (reduced
+/// shapes). One `batch_norm_training` computes it: the leading dimensions become its features
+/// (`[1, rows, cols]`, unit scale, zero offset), so mean and variance take one op, not two
+/// reductions and their divisions.
 fn standardize(
     b: &mut FunctionBuilder,
     x: Value,
@@ -59,16 +62,24 @@ fn standardize(
     eps: f64,
 ) -> OpResult<(Value, Value, Value)> {
     let shape = support::shape(b, x)?;
-    let mean = reduce_mean(b, x, dims)?;
-    let mean_full = broadcast_back(b, mean, dims, &shape)?;
-    let centered = b.subtract(x, mean_full)?;
-    let squared = b.multiply(centered, centered)?;
-    let var = reduce_mean(b, squared, dims)?;
-    let e = support::like(b, var, Scalar::Float(eps))?;
-    let var_eps = b.add(var, e)?;
+    let split = shape.len() - dims.len();
+    if dims.iter().copied().ne(split..shape.len()) {
+        bail!("normalised dimensions {dims:?} are not the trailing dimensions of {shape:?}");
+    }
+    let (leading, trailing) = shape.split_at(split);
+    let rows = numel(leading);
+    let dtype = support::dtype(b, x)?;
+    let rows3 = support::reshape(b, x, &[1, rows, numel(trailing)])?;
+    let scale = support::splat(b, dtype, &[rows], Scalar::Float(1.0))?;
+    let offset = support::zeros(b, dtype, &[rows])?;
+    let normalized = b.batch_norm_training(rows3, scale, offset, eps as f32, 1)?;
+    let y = support::reshape(b, normalized[0], &shape)?;
+    let mean = support::reshape(b, normalized[1], leading)?;
+    let e = support::like(b, normalized[2], Scalar::Float(eps))?;
+    let var_eps = b.add(normalized[2], e)?;
     let rstd = b.rsqrt(var_eps)?;
-    let rstd_full = broadcast_back(b, rstd, dims, &shape)?;
-    Ok((b.multiply(centered, rstd_full)?, mean, rstd))
+    let rstd = support::reshape(b, rstd, leading)?;
+    Ok((y, mean, rstd))
 }
 
 /// `y * weight + bias` with the affine parameters broadcast along the trailing dimensions.
