@@ -408,3 +408,25 @@ fn increment(index: &mut [u64], dims: &[u64]) {
         index[d] = 0;
     }
 }
+
+/// The data of `iota` along `dimension` for the result type `ty`, when it has at most
+/// [`FOLD_ELEMENT_LIMIT`] elements: what folding sees of an iota operand (the iota itself stays).
+pub fn iota_data(ty: &Type, dimension: i64) -> Option<DenseElements> {
+    let ty = ty.as_tensor()?;
+    let count = ty.num_elements()?;
+    if count > FOLD_ELEMENT_LIMIT || ty.element.is_complex() {
+        return None;
+    }
+    let dims = static_dims(ty)?;
+    let axis = usize::try_from(dimension).ok()?;
+    let stride: u64 = dims.get(axis + 1..)?.iter().product();
+    let size = *dims.get(axis)?;
+    let position = |i: u64| (i / stride) % size;
+    if ty.element.is_float() {
+        let values: Vec<f64> = (0..count).map(|i| position(i) as f64).collect();
+        DenseElements::from_f64s(ty, &values).ok()
+    } else {
+        let values: Vec<i64> = (0..count).map(|i| position(i) as i64).collect();
+        DenseElements::from_i64s(ty, &values).ok()
+    }
+}

@@ -30,6 +30,7 @@ const PATTERNS: &[&dyn Pattern] = &[
     &select::SelectOfSameValues,
     &elementwise::ElementwiseBeforeLayout,
     &reduction::WindowMaxOfMaxSplat,
+    &reduction::NotOfReduceOrOfNot,
     &norm::BatchNormOfBiasAdd,
 ];
 

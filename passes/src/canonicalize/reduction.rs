@@ -1,11 +1,11 @@
 //! Reductions that absorb the elementwise op feeding them.
 
-use tpuc_ir::{BinaryOp, DenseElements, OpId, OpKind, TensorType, Value};
+use tpuc_ir::{BinaryOp, DenseElements, ElementType, OpId, OpKind, TensorType, UnaryOp, Value};
 
 use crate::rewrite::{Pattern, Rewriter, constant_of};
 
-/// Whether `op`'s single region computes `maximum` of its two block arguments.
-fn body_is_maximum(rw: &Rewriter<'_>, op: OpId) -> bool {
+/// Whether `op`'s single region computes `combine` of its two block arguments.
+fn body_is(rw: &Rewriter<'_>, op: OpId, combine: BinaryOp) -> bool {
     let f = rw.function();
     let [region] = f.op(op).regions.as_slice() else {
         return false;
@@ -18,7 +18,7 @@ fn body_is_maximum(rw: &Rewriter<'_>, op: OpId) -> bool {
         return false;
     };
     let (max, ret) = (f.op(*max), f.op(*ret));
-    max.kind == OpKind::Binary(BinaryOp::Maximum)
+    max.kind == OpKind::Binary(combine)
         && block.args.len() == 2
         && (max.operands == block.args || max.operands == [block.args[1], block.args[0]])
         && ret.operands == max.results
@@ -63,7 +63,7 @@ impl Pattern for WindowMaxOfMaxSplat {
         let [input, init] = operation.operands[..] else {
             return false;
         };
-        if !unpadded || f.uses(input).len() != 1 || !body_is_maximum(rw, op) {
+        if !unpadded || f.uses(input).len() != 1 || !body_is(rw, op, BinaryOp::Maximum) {
             return false;
         }
         let Some((x, splat)) = max_with_splat(rw, input) else {
@@ -91,6 +91,62 @@ impl Pattern for WindowMaxOfMaxSplat {
         };
         rw.set_operand(op, 0, x);
         rw.set_operand(op, 1, start);
+        true
+    }
+}
+
+/// `not(reduce_or(not(x)))` is `reduce_and(x)` ("all masked", as the core decomposition of
+/// attention asks "none unmasked").
+pub(crate) struct NotOfReduceOrOfNot;
+
+impl Pattern for NotOfReduceOrOfNot {
+    fn name(&self) -> &'static str {
+        "not-of-reduce-or-of-not"
+    }
+
+    fn rewrite(&self, rw: &mut Rewriter<'_>, op: OpId) -> bool {
+        let f = rw.function();
+        let not = OpKind::Unary(UnaryOp::Not);
+        if f.op(op).kind != not {
+            return false;
+        }
+        let reduced = f.op(op).operands[0];
+        let Some((reduce, producer)) = rw.producer(reduced) else {
+            return false;
+        };
+        let OpKind::Reduce { dimensions } = &producer.kind else {
+            return false;
+        };
+        let [input, init] = producer.operands[..] else {
+            return false;
+        };
+        let single_use = f.uses(reduced).len() == 1 && f.uses(input).len() == 1;
+        let starts_false = constant_of(f, init).is_some_and(|c| {
+            c.is_splat() && c.value(ElementType::I1, 0) == tpuc_ir::ElementValue::Bool(false)
+        });
+        if !single_use || !starts_false || !body_is(rw, reduce, BinaryOp::Or) {
+            return false;
+        }
+        let Some((_, negation)) = rw.producer(input) else {
+            return false;
+        };
+        if negation.kind != not {
+            return false;
+        }
+        let (source, dimensions) = (negation.operands[0], dimensions.clone());
+        let mut b = rw.builder_before(op);
+        let Ok(all) = (|| {
+            let start = b.constant(
+                TensorType::new(Vec::new(), ElementType::I1),
+                DenseElements::splat_i64(ElementType::I1, 1),
+            )?;
+            b.reduce(&[source], &[start], &dimensions, |b, a| {
+                Ok(vec![b.and(a[0], a[1])?])
+            })
+        })() else {
+            return false;
+        };
+        rw.replace_op(op, &[all[0]]);
         true
     }
 }
