@@ -51,35 +51,40 @@ pub(crate) fn compute_dtype(dtype: DType) -> DType {
     }
 }
 
-/// `(x - mean) * rsqrt(var + eps)` over the trailing `dims`; also the mean and rstd (reduced
-/// shapes). One `batch_norm_training` computes it: the leading dimensions become its features
-/// (`[1, rows, cols]`, unit scale, zero offset), so mean and variance take one op, not two
-/// reductions and their divisions.
-fn standardize(
+/// A tensor standardized per row, and the statistics of each row.
+struct Standardized {
+    /// `x`'s shape.
+    out: Value,
+    /// `[rows]`.
+    mean: Value,
+    /// `[rows]`, the biased variance, without `eps`.
+    var: Value,
+}
+
+/// `(x - mean) * rsqrt(var + eps)` over each of `rows` equal, contiguous slices of `x`'s
+/// elements (the trailing dimensions of layer norm, the groups of group norm). One
+/// `batch_norm_training` of `x` as `[1, rows, row length]`, whose feature dimension is the row,
+/// computes mean and biased variance in one pass (`E[x^2] - E[x]^2` where it is expanded, as
+/// torch_xla's layer norm).
+fn standardize_rows(
     b: &mut FunctionBuilder,
     x: Value,
-    dims: &[usize],
+    rows: i64,
     eps: f64,
-) -> OpResult<(Value, Value, Value)> {
+) -> OpResult<Standardized> {
     let shape = support::shape(b, x)?;
-    let split = shape.len() - dims.len();
-    if dims.iter().copied().ne(split..shape.len()) {
-        bail!("normalised dimensions {dims:?} are not the trailing dimensions of {shape:?}");
-    }
-    let (leading, trailing) = shape.split_at(split);
-    let rows = numel(leading);
     let dtype = support::dtype(b, x)?;
-    let rows3 = support::reshape(b, x, &[1, rows, numel(trailing)])?;
-    let scale = support::splat(b, dtype, &[rows], Scalar::Float(1.0))?;
+    let as_rows = support::reshape(b, x, &[1, rows, numel(&shape) / rows])?;
+    let scale = support::splat(b, dtype, &[rows], Scalar::Int(1))?;
     let offset = support::zeros(b, dtype, &[rows])?;
-    let normalized = b.batch_norm_training(rows3, scale, offset, eps as f32, 1)?;
-    let y = support::reshape(b, normalized[0], &shape)?;
-    let mean = support::reshape(b, normalized[1], leading)?;
-    let e = support::like(b, normalized[2], Scalar::Float(eps))?;
-    let var_eps = b.add(normalized[2], e)?;
-    let rstd = b.rsqrt(var_eps)?;
-    let rstd = support::reshape(b, rstd, leading)?;
-    Ok((y, mean, rstd))
+    let [out, mean, var] = b.batch_norm_training(as_rows, scale, offset, eps as f32, 1)?[..] else {
+        unreachable!("batch_norm_training has three results")
+    };
+    Ok(Standardized {
+        out: support::reshape(b, out, &shape)?,
+        mean,
+        var,
+    })
 }
 
 /// `y * weight + bias` with the affine parameters broadcast along the trailing dimensions.
@@ -118,7 +123,8 @@ fn trailing_dims(b: &FunctionBuilder, x: Value, normalized: &[i64]) -> OpResult<
 struct LayerNorm {
     out: Value,
     mean: Value,
-    rstd: Value,
+    var: Value,
+    eps: f64,
 }
 
 fn layer_norm_values(cx: &mut Cx<'_>, args: &Args<'_>) -> OpResult<LayerNorm> {
@@ -129,13 +135,16 @@ fn layer_norm_values(cx: &mut Cx<'_>, args: &Args<'_>) -> OpResult<LayerNorm> {
     let eps = args.float("eps")?;
     let dtype = support::dtype(cx.b, x)?;
     let b = &mut *cx.b;
+    let shape = support::shape(b, x)?;
+    let rows = numel(&shape[..shape.len() - dims.len()]);
     let xc = support::convert(b, x, compute_dtype(dtype))?;
-    let (y, mean, rstd) = standardize(b, xc, &dims, eps)?;
-    let y = affine_trailing(b, y, weight, bias)?;
+    let standardized = standardize_rows(b, xc, rows, eps)?;
+    let y = affine_trailing(b, standardized.out, weight, bias)?;
     Ok(LayerNorm {
         out: support::convert(b, y, dtype)?,
-        mean,
-        rstd,
+        mean: standardized.mean,
+        var: standardized.var,
+        eps,
     })
 }
 
@@ -148,15 +157,22 @@ fn layer_norm(cx: &mut Cx<'_>, args: &Args<'_>) -> OpResult<Vec<Val>> {
 fn native_layer_norm(cx: &mut Cx<'_>, args: &Args<'_>) -> OpResult<Vec<Val>> {
     let ln = layer_norm_values(cx, args)?;
     let mut outputs = vec![Val::Tensor(ln.out)];
-    for (i, stat) in [(1, ln.mean), (2, ln.rstd)] {
-        outputs.push(if cx.used(i) {
-            let shape = cx.out_shape(i)?;
-            let dtype = cx.out_dtype(i)?;
-            let v = support::reshape(cx.b, stat, &shape)?;
-            Val::Tensor(support::convert(cx.b, v, dtype)?)
+    for i in [1, 2] {
+        if !cx.used(i) {
+            outputs.push(Val::None);
+            continue;
+        }
+        let stat = if i == 1 {
+            ln.mean
         } else {
-            Val::None
-        });
+            let eps = support::like(cx.b, ln.var, Scalar::Float(ln.eps))?;
+            let var_eps = cx.b.add(ln.var, eps)?;
+            cx.b.rsqrt(var_eps)?
+        };
+        let shape = cx.out_shape(i)?;
+        let dtype = cx.out_dtype(i)?;
+        let v = support::reshape(cx.b, stat, &shape)?;
+        outputs.push(Val::Tensor(support::convert(cx.b, v, dtype)?));
     }
     Ok(outputs)
 }
@@ -280,11 +296,8 @@ fn group_norm_value(
     if shape.len() < 2 || groups <= 0 || shape[1] % groups != 0 {
         bail!("group norm with {groups} groups does not divide the channels of {shape:?}");
     }
-    let grouped = [shape[0], groups, numel(&shape[1..]) / groups];
     let xc = support::convert(b, x, compute_dtype(dtype))?;
-    let xg = support::reshape(b, xc, &grouped)?;
-    let (y, _, _) = standardize(b, xg, &[2], eps)?;
-    let mut out = support::reshape(b, y, &shape)?;
+    let mut out = standardize_rows(b, xc, shape[0] * groups, eps)?.out;
     // Per-channel affine: the channel is dimension 1.
     let cdtype = support::dtype(b, out)?;
     if let Some(w) = weight {

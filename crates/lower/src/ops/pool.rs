@@ -1,7 +1,7 @@
 //! Pooling: max windows (with the indices of the maxima), average windows, adaptive average
 //! pooling.
 
-use tpuc_ir::{BinaryOp, WindowAttrs};
+use tpuc_ir::{BinaryOp, FunctionBuilder, Value, WindowAttrs};
 use tpuc_pt2::DType;
 
 use super::one;
@@ -13,7 +13,7 @@ use crate::error::{OpError, OpResult, bail};
 use crate::promote::Scalar;
 use crate::registry::{OpDef, aten};
 use crate::support::{
-    self, arg_extremum, extremum_with_nan_body, nan_where, reduce, reduce_init, with_nan_flags,
+    self, arg_extremum, extremum_with_nan_body, nan_where, reduce_init, reduce_mean, with_nan_flags,
 };
 
 pub(super) const OPS: &[OpDef] = &[
@@ -190,8 +190,13 @@ fn avg_pool(cx: &mut Cx<'_>, args: &Args<'_>) -> OpResult<Vec<Val>> {
     let init = reduce_init(b, BinaryOp::Add, element)?;
     let sums = b.reduce_window(&[x], &[init], attrs, |b, a| Ok(vec![b.add(a[0], a[1])?]))?;
     let n = divisor.unwrap_or(window.kernel.iter().product());
-    let d = support::like(b, sums[0], Scalar::Int(n))?;
-    one(b.divide(sums[0], d)?)
+    one(divided_by(b, sums[0], n)?)
+}
+
+/// `sums / n` as a multiply by the reciprocal (within an ulp of the quotient).
+fn divided_by(b: &mut FunctionBuilder, sums: Value, n: i64) -> OpResult<Value> {
+    let reciprocal = support::like(b, sums, Scalar::Float(1.0 / n as f64))?;
+    Ok(b.multiply(sums, reciprocal)?)
 }
 
 fn adaptive_avg_pool(cx: &mut Cx<'_>, args: &Args<'_>) -> OpResult<Vec<Val>> {
@@ -205,10 +210,10 @@ fn adaptive_avg_pool(cx: &mut Cx<'_>, args: &Args<'_>) -> OpResult<Vec<Val>> {
     }
     let (h, w) = (shape[r - 2], shape[r - 1]);
     if output == [1, 1] {
-        let count = h * w;
-        let s = reduce(b, BinaryOp::Add, x, &[r - 2, r - 1], true)?;
-        let n = support::like(b, s, Scalar::Int(count))?;
-        return one(b.divide(s, n)?);
+        // Reshaped last, so that a flatten after it cancels the reshape.
+        let means = reduce_mean(b, x, &[r - 2, r - 1])?;
+        let kept = [&shape[..r - 2], &[1, 1]].concat();
+        return one(support::reshape(b, means, &kept)?);
     }
     if h % output[0] != 0 || w % output[1] != 0 {
         return Err(OpError::unsupported(
@@ -227,6 +232,5 @@ fn adaptive_avg_pool(cx: &mut Cx<'_>, args: &Args<'_>) -> OpResult<Vec<Val>> {
     let element = support::element(b, x)?;
     let init = reduce_init(b, BinaryOp::Add, element)?;
     let sums = b.reduce_window(&[x], &[init], attrs, |b, a| Ok(vec![b.add(a[0], a[1])?]))?;
-    let d = support::like(b, sums[0], Scalar::Int(window.kernel.iter().product()))?;
-    one(b.divide(sums[0], d)?)
+    one(divided_by(b, sums[0], window.kernel.iter().product())?)
 }

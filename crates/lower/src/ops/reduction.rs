@@ -191,12 +191,16 @@ fn mean(cx: &mut Cx<'_>, args: &Args<'_>) -> OpResult<Vec<Val>> {
             support::dtype(cx.b, x)?
         );
     }
-    let shape = support::shape(cx.b, x)?;
     let dims = reduced_dims(cx.b, x, args)?;
-    let count: i64 = dims.iter().map(|&d| shape[d]).product();
-    let s = reduce(cx.b, BinaryOp::Add, x, &dims, keepdim(args)?)?;
-    let n = support::like(cx.b, s, Scalar::Int(count))?;
-    one(cx.b.divide(s, n)?)
+    let m = reduce_mean(cx.b, x, &dims)?;
+    if !keepdim(args)? {
+        return one(m);
+    }
+    let mut kept = support::shape(cx.b, x)?;
+    for &d in &dims {
+        kept[d] = 1;
+    }
+    one(support::reshape(cx.b, m, &kept)?)
 }
 
 fn extremum(cx: &mut Cx<'_>, args: &Args<'_>, max: bool) -> OpResult<Vec<Val>> {
@@ -346,8 +350,9 @@ fn variance(cx: &mut Cx<'_>, args: &Args<'_>) -> OpResult<Value> {
     let c = b.subtract(x, m)?;
     let sq = b.multiply(c, c)?;
     let ss = reduce(b, BinaryOp::Add, sq, &dims, keep)?;
-    let d = support::like(b, ss, Scalar::Float((count as f64 - correction).max(0.0)))?;
-    Ok(b.divide(ss, d)?)
+    let degrees = (count as f64 - correction).max(0.0);
+    let reciprocal = support::like(b, ss, Scalar::Float(1.0 / degrees))?;
+    Ok(b.multiply(ss, reciprocal)?)
 }
 
 fn var(cx: &mut Cx<'_>, args: &Args<'_>) -> OpResult<Vec<Val>> {

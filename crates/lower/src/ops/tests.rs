@@ -473,6 +473,78 @@ fn activations_match_their_definitions() {
     );
 }
 
+/// `(x - mean) / sqrt(var + eps) * weight[c] + bias[c]` per row of `row` elements, in float64;
+/// `channel(i)` is the affine parameter index of element `i`.
+fn normalize_rows(
+    x: &[f32],
+    row: usize,
+    eps: f64,
+    weight: &[f32],
+    bias: &[f32],
+    channel: impl Fn(usize) -> usize,
+) -> Vec<f32> {
+    let mut out = Vec::with_capacity(x.len());
+    for (r, values) in x.chunks(row).enumerate() {
+        let n = values.len() as f64;
+        let mean = values.iter().map(|&v| v as f64).sum::<f64>() / n;
+        let var = values
+            .iter()
+            .map(|&v| (v as f64 - mean).powi(2))
+            .sum::<f64>()
+            / n;
+        for (i, &v) in values.iter().enumerate() {
+            let c = channel(r * row + i);
+            let y = (v as f64 - mean) / (var + eps).sqrt();
+            out.push((y * weight[c] as f64 + bias[c] as f64) as f32);
+        }
+    }
+    out
+}
+
+#[test]
+fn layer_and_group_norm_standardize_each_row_then_apply_the_affine_parameters() {
+    let xs: Vec<f32> = (0..24).map(|i| ((i * 7) % 11) as f32 * 0.5 - 1.0).collect();
+    let weight = [0.5f32, -1.0, 2.0];
+    let bias = [0.25f32, 0.0, -1.0];
+    let got = run(
+        "layer_norm.default",
+        vec![
+            ("input", f32s(&[2, 4, 3], &xs)),
+            ("normalized_shape", ints(&[3])),
+            ("weight", f32s(&[3], &weight)),
+            ("bias", f32s(&[3], &bias)),
+            ("eps", float(1e-5)),
+        ],
+    );
+    let want = normalize_rows(&xs, 3, 1e-5, &weight, &bias, |i| i % 3);
+    assert_f32(got, &[2, 4, 3], &want);
+    // Over the two trailing dimensions, without affine parameters.
+    let got = run(
+        "layer_norm.default",
+        vec![
+            ("input", f32s(&[2, 4, 3], &xs)),
+            ("normalized_shape", ints(&[4, 3])),
+        ],
+    );
+    let want = normalize_rows(&xs, 12, 1e-5, &[1.0], &[0.0], |_| 0);
+    assert_f32(got, &[2, 4, 3], &want);
+    // [N=2, C=4, L=3] in 2 groups of 2 channels: rows of 6, per-channel affine.
+    let weight = [0.5f32, -1.0, 2.0, 1.5];
+    let bias = [0.25f32, 0.0, -1.0, 3.0];
+    let got = run(
+        "group_norm.default",
+        vec![
+            ("input", f32s(&[2, 4, 3], &xs)),
+            ("num_groups", int(2)),
+            ("weight", f32s(&[4], &weight)),
+            ("bias", f32s(&[4], &bias)),
+            ("eps", float(1e-3)),
+        ],
+    );
+    let want = normalize_rows(&xs, 6, 1e-3, &weight, &bias, |i| i / 3 % 4);
+    assert_f32(got, &[2, 4, 3], &want);
+}
+
 #[test]
 fn safe_softmax_zeroes_fully_masked_rows() {
     let inf = f32::NEG_INFINITY;

@@ -200,11 +200,12 @@ pub(crate) fn broadcast_back(
     super::broadcast_in_dim(b, reduced, &kept, shape)
 }
 
-/// The mean over `dims` (the dimensions dropped): a sum divided by the element count.
+/// The mean over `dims` (the dimensions dropped): a sum times the reciprocal of the element
+/// count (a multiply, not a divide; within an ulp of the quotient).
 pub(crate) fn reduce_mean(b: &mut FunctionBuilder, v: Value, dims: &[usize]) -> OpResult<Value> {
     let shape = super::shape(b, v)?;
     let count: i64 = dims.iter().map(|&d| shape[d]).product();
     let sum = reduce(b, BinaryOp::Add, v, dims, false)?;
-    let n = super::like(b, sum, Scalar::Int(count))?;
-    Ok(b.divide(sum, n)?)
+    let reciprocal = super::like(b, sum, Scalar::Float(1.0 / count as f64))?;
+    Ok(b.multiply(sum, reciprocal)?)
 }
