@@ -2,6 +2,7 @@
 //! `xla.CompileOptionsProto`).
 
 use std::borrow::Cow;
+use std::collections::BTreeMap;
 
 use prost::Message;
 
@@ -35,7 +36,8 @@ impl<'a> Program<'a> {
     }
 }
 
-/// Compile options: replicas, SPMD partitions, partitioner and device assignment.
+/// Compile options: replicas, SPMD partitions, partitioner, device assignment and XLA option
+/// overrides.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct CompileOptions {
     num_replicas: i64,
@@ -44,7 +46,14 @@ pub struct CompileOptions {
     use_shardy_partitioner: bool,
     /// `[computation][replica]` device ids.
     device_assignment: Option<Vec<Vec<i64>>>,
+    /// XLA debug options by name (`env_option_overrides`), applied over the plugin's defaults.
+    overrides: BTreeMap<String, bool>,
 }
+
+/// Overrides every compile carries: StableHLO's semantics where an XLA backend departs from
+/// them by default. XLA:CPU's fast `minimum`/`maximum` drop NaN; the spec propagates it (and
+/// so does torch, whose max-pool tpuc lowers to a plain windowed `maximum`).
+const SPEC_SEMANTICS: &[(&str, bool)] = &[("xla_cpu_enable_fast_min_max", false)];
 
 impl Default for CompileOptions {
     fn default() -> Self {
@@ -54,6 +63,10 @@ impl Default for CompileOptions {
             use_spmd_partitioning: false,
             use_shardy_partitioner: false,
             device_assignment: None,
+            overrides: SPEC_SEMANTICS
+                .iter()
+                .map(|&(name, value)| (name.to_owned(), value))
+                .collect(),
         }
     }
 }
@@ -101,6 +114,12 @@ impl CompileOptions {
         self
     }
 
+    /// Sets an XLA debug option by name for this compile (`xla_cpu_enable_fast_min_max`, ...).
+    pub fn option(mut self, name: &str, value: bool) -> Self {
+        self.overrides.insert(name.to_owned(), value);
+        self
+    }
+
     /// The serialised `xla.CompileOptionsProto`.
     pub fn encode(&self) -> Vec<u8> {
         let device_assignment = self.device_assignment.as_ref().map(|computations| {
@@ -124,6 +143,16 @@ impl CompileOptions {
                 device_assignment,
                 use_shardy_partitioner: self.use_shardy_partitioner,
             }),
+            env_option_overrides: self
+                .overrides
+                .iter()
+                .map(|(name, &value)| {
+                    let value = proto::OptionOverride {
+                        bool_field: Some(value),
+                    };
+                    (name.clone(), value)
+                })
+                .collect(),
         }
         .encode_to_vec()
     }
@@ -136,6 +165,15 @@ mod proto {
     pub struct CompileOptions {
         #[prost(message, optional, tag = "3")]
         pub executable_build_options: Option<ExecutableBuildOptions>,
+        #[prost(btree_map = "string, message", tag = "7")]
+        pub env_option_overrides: std::collections::BTreeMap<String, OptionOverride>,
+    }
+
+    /// `xla.OptionOverrideProto`, of which tpuc sets the boolean case of the `value` oneof.
+    #[derive(Clone, PartialEq, prost::Message)]
+    pub struct OptionOverride {
+        #[prost(bool, optional, tag = "2")]
+        pub bool_field: Option<bool>,
     }
 
     #[derive(Clone, PartialEq, prost::Message)]
@@ -174,12 +212,14 @@ mod tests {
     use super::*;
 
     #[test]
-    fn minimal_options_are_six_bytes() {
-        // field 3 (len 4) { field 4 = 1, field 5 = 1 }
-        assert_eq!(
-            CompileOptions::new().encode(),
-            [0x1a, 0x04, 0x20, 0x01, 0x28, 0x01]
-        );
+    fn default_options_are_one_replica_one_partition_and_nan_propagating_min_max() {
+        let mut expected = vec![0x1a, 0x04, 0x20, 0x01, 0x28, 0x01];
+        // field 7 (map entry) { key = "xla_cpu_enable_fast_min_max", value = { field 2 = false } }
+        let key = b"xla_cpu_enable_fast_min_max";
+        expected.extend([0x3a, (2 + key.len() + 4) as u8, 0x0a, key.len() as u8]);
+        expected.extend(key);
+        expected.extend([0x12, 0x02, 0x10, 0x00]);
+        assert_eq!(CompileOptions::new().encode(), expected);
     }
 
     #[test]

@@ -12,9 +12,7 @@ use crate::env::Val;
 use crate::error::{OpError, OpResult, bail};
 use crate::promote::Scalar;
 use crate::registry::{OpDef, aten};
-use crate::support::{
-    self, arg_extremum, extremum_with_nan_body, nan_where, reduce_init, reduce_mean, with_nan_flags,
-};
+use crate::support::{self, arg_extremum, reduce_init, reduce_mean};
 
 pub(super) const OPS: &[OpDef] = &[
     aten(
@@ -123,18 +121,12 @@ fn max_pool(cx: &mut Cx<'_>, args: &Args<'_>) -> OpResult<Vec<Val>> {
     let attrs = window_attrs(&window, &shape)?;
     let element = support::element(b, x)?;
     let init = reduce_init(b, BinaryOp::Maximum, element)?;
-    if !element.is_float() {
-        let out = b.reduce_window(&[x], &[init], attrs, |b, a| {
-            Ok(vec![b.maximum(a[0], a[1])?])
-        })?;
-        return one(out[0]);
-    }
-    // NaN wins, as in torch's kernel.
-    let flagged = with_nan_flags(b, x, init)?;
-    let out = b.reduce_window(&flagged.inputs, &flagged.inits, attrs, |b, a| {
-        extremum_with_nan_body(b, BinaryOp::Maximum, a)
+    // StableHLO's `maximum` propagates NaN, so a window holding one gives NaN, as torch's
+    // kernel does (tpuc compiles with XLA:CPU's fast min/max off; see tpuc-pjrt's options).
+    let out = b.reduce_window(&[x], &[init], attrs, |b, a| {
+        Ok(vec![b.maximum(a[0], a[1])?])
     })?;
-    one(nan_where(b, out[1], out[0])?)
+    one(out[0])
 }
 
 /// The maxima and, when used, their flat indices into each `H x W` plane of the input (the

@@ -8,8 +8,7 @@ mod reduce;
 pub(crate) use contract::dot;
 pub(crate) use elementwise::{broadcast_operands, common_shape, materialize, result_type};
 pub(crate) use reduce::{
-    arg_extremum, broadcast_back, extremum_with_nan_body, nan_where, reduce, reduce_extremum,
-    reduce_init, reduce_mean, with_nan_flags,
+    arg_extremum, broadcast_back, reduce, reduce_extremum, reduce_init, reduce_mean,
 };
 
 use tpuc_ir::{
