@@ -7,6 +7,11 @@
 //!     cargo bench -p tpuc-benches --bench ir_quality [-- --verbose]
 //!
 //! `--verbose` adds, per row, the ops of each name. Exits non-zero if a model fails to lower.
+//!
+//! Then, for every fixture in `testdata/models`, the module with the default pipeline and without
+//! passes (`--passes ''`) are compiled side by side for `tpu:v5e:2x2` through libtpu: compile
+//! time and the `bytes accessed` libtpu's cost analysis reports, as ratios (pipeline / none).
+//! `--no-compile` skips that part.
 
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
@@ -14,7 +19,8 @@ use std::process::ExitCode;
 
 use tpuc_benches::op_count::OpCounts;
 use tpuc_benches::peers_dir;
-use tpuc_driver::{Emit, LowerOptions};
+use tpuc_driver::{Emit, LowerOptions, PluginPaths, Target};
+use tpuc_passes::PassOptions;
 
 const GOAL: f64 = 0.8;
 
@@ -61,8 +67,100 @@ fn print_breakdown(torch_xla: &OpCounts, tpuc: &OpCounts) {
     }
 }
 
+/// What libtpu says of one module: compile seconds and bytes accessed.
+fn tpu_compile(text: &str, target: &Target) -> Result<(f64, f64), String> {
+    let (time, report) =
+        tpuc_driver::compile::compile_module_report(text, target, &PluginPaths::default())
+            .map_err(|e| e.to_string())?;
+    let bytes = report
+        .cost
+        .and_then(|c| c.bytes_accessed)
+        .unwrap_or(f64::NAN);
+    Ok((time.as_secs_f64(), bytes))
+}
+
+/// Every fixture compiled for TPU with and without the pipeline. Returns whether all compiled.
+fn compare_tpu_compiles() -> bool {
+    let target: Target = "tpu:v5e:2x2".parse().expect("a known target");
+    let mut fixtures: Vec<PathBuf> = std::fs::read_dir(tpuc_benches::fixture_dir())
+        .expect("testdata/models")
+        .map(|e| e.expect("directory entry").path())
+        .filter(|p| p.extension().is_some_and(|e| e == "pt2"))
+        .collect();
+    fixtures.sort();
+    let none = LowerOptions {
+        passes: PassOptions {
+            pipeline: String::new(),
+            ..PassOptions::default()
+        },
+        ..LowerOptions::default()
+    };
+    println!(
+        "\n{:<22} {:>6} {:>6} {:>9} {:>9} {:>6} {:>11} {:>11} {:>6}",
+        "fixture (tpu:v5e:2x2)",
+        "ops",
+        "ops",
+        "compile",
+        "compile",
+        "ratio",
+        "bytes",
+        "bytes",
+        "ratio"
+    );
+    println!(
+        "{:<22} {:>6} {:>6} {:>9} {:>9} {:>6} {:>11} {:>11}",
+        "", "none", "passes", "none s", "passes s", "", "none", "passes"
+    );
+    let (mut all_compiled, mut total_none, mut total_passes, mut worst_bytes) =
+        (true, 0.0, 0.0, 0.0f64);
+    for fixture in fixtures {
+        let name = fixture
+            .file_name()
+            .and_then(|n| n.to_str())
+            .unwrap_or("?")
+            .to_owned();
+        let texts = [&none, &LowerOptions::default()].map(|options| {
+            tpuc_driver::lower(&fixture, options).map(|l| l.text(Emit::StablehloGeneric))
+        });
+        let [Ok(raw), Ok(simplified)] = texts else {
+            println!("{name:<22} fails to lower");
+            all_compiled = false;
+            continue;
+        };
+        let ops = [&raw, &simplified].map(|t| OpCounts::of(t).total());
+        match (
+            tpu_compile(&raw, &target),
+            tpu_compile(&simplified, &target),
+        ) {
+            (Ok((t0, b0)), Ok((t1, b1))) => {
+                total_none += t0;
+                total_passes += t1;
+                worst_bytes = worst_bytes.max(b1 / b0);
+                println!(
+                    "{name:<22} {:>6} {:>6} {t0:>9.3} {t1:>9.3} {:>6.2} {b0:>11.0} {b1:>11.0} {:>6.3}",
+                    ops[0],
+                    ops[1],
+                    t1 / t0,
+                    b1 / b0
+                );
+            }
+            (a, b) => {
+                let error = a.err().or(b.err()).unwrap_or_default();
+                println!("{name:<22} fails to compile: {error}");
+                all_compiled = false;
+            }
+        }
+    }
+    println!(
+        "compile time, all fixtures: none {total_none:.2} s, passes {total_passes:.2} s, ratio {:.2}; worst bytes-accessed ratio {worst_bytes:.3}",
+        total_passes / total_none
+    );
+    all_compiled
+}
+
 fn main() -> ExitCode {
     let verbose = std::env::args().any(|arg| arg == "--verbose");
+    let compiles = !std::env::args().any(|arg| arg == "--no-compile");
     let Some(peers) = peers_dir() else {
         println!("skipped: no peer comparison set at ../shared/peers (beside the checkout)");
         return ExitCode::SUCCESS;
@@ -116,6 +214,9 @@ fn main() -> ExitCode {
         "worst ratio {worst:.2} (goal at most {GOAL}): {}",
         if worst <= GOAL { "met" } else { "not met" }
     );
+    if compiles && !compare_tpu_compiles() {
+        failed = true;
+    }
     if failed {
         ExitCode::FAILURE
     } else {

@@ -47,7 +47,15 @@ impl OpKind {
         let all_splat = operands
             .iter()
             .all(|o| o.constant.is_some_and(|c| c.is_splat()));
-        if !all_splat && count > FOLD_ELEMENT_LIMIT {
+        // A dense result never holds more elements than a dense operand: folding moves or
+        // computes data, it does not grow it (a broadcast stays cheaper than the array it makes).
+        let largest = operands
+            .iter()
+            .filter_map(|o| Some((o.constant?, o.ty.as_tensor()?.element)))
+            .filter(|(c, _)| !c.is_splat())
+            .map(|(c, element)| c.stored_len(element) as u64)
+            .max();
+        if !all_splat && (count > FOLD_ELEMENT_LIMIT || largest.is_some_and(|n| count > n)) {
             return None;
         }
         let data = if self.is_elementwise() {
@@ -406,27 +414,5 @@ fn increment(index: &mut [u64], dims: &[u64]) {
             return;
         }
         index[d] = 0;
-    }
-}
-
-/// The data of `iota` along `dimension` for the result type `ty`, when it has at most
-/// [`FOLD_ELEMENT_LIMIT`] elements: what folding sees of an iota operand (the iota itself stays).
-pub fn iota_data(ty: &Type, dimension: i64) -> Option<DenseElements> {
-    let ty = ty.as_tensor()?;
-    let count = ty.num_elements()?;
-    if count > FOLD_ELEMENT_LIMIT || ty.element.is_complex() {
-        return None;
-    }
-    let dims = static_dims(ty)?;
-    let axis = usize::try_from(dimension).ok()?;
-    let stride: u64 = dims.get(axis + 1..)?.iter().product();
-    let size = *dims.get(axis)?;
-    let position = |i: u64| (i / stride) % size;
-    if ty.element.is_float() {
-        let values: Vec<f64> = (0..count).map(|i| position(i) as f64).collect();
-        DenseElements::from_f64s(ty, &values).ok()
-    } else {
-        let values: Vec<i64> = (0..count).map(|i| position(i) as i64).collect();
-        DenseElements::from_i64s(ty, &values).ok()
     }
 }

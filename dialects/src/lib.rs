@@ -49,7 +49,7 @@ pub use attr::*;
 pub use builder::{Builder, CustomCallOptions, FunctionBuilder, IntoShape, OpBuilder, RegionBody};
 pub use dense::{DenseElements, ElementValue, FloatBits};
 pub use error::{IrError, Result};
-pub use fold::{FOLD_ELEMENT_LIMIT, FoldOperand, Folded, iota_data};
+pub use fold::{FOLD_ELEMENT_LIMIT, FoldOperand, Folded};
 pub use function::{
     Block, BlockId, Function, InsertPoint, NewOp, OpId, Operation, Region, RegionId, Use, Value,
     ValueData, ValueDef, Visibility,

@@ -2,10 +2,7 @@
 //! patterns until none applies; a change revisits the users of new values and the producers of
 //! operands that may have died.
 
-use tpuc_ir::{
-    DenseElements, FoldOperand, Folded, Function, InsertPoint, NewOp, OpBuilder, OpId, OpKind,
-    Value, iota_data,
-};
+use tpuc_ir::{FoldOperand, Folded, Function, InsertPoint, NewOp, OpBuilder, OpId, OpKind, Value};
 
 use crate::dce::is_removable;
 
@@ -147,22 +144,12 @@ fn fold_op(rw: &mut Rewriter<'_>, op: OpId) -> bool {
     if matches!(operation.kind, OpKind::Constant(_)) {
         return false;
     }
-    // Iotas fold into their users (a causal mask built from positions becomes one constant).
-    let iotas: Vec<Option<DenseElements>> = operation
-        .operands
-        .iter()
-        .map(|&v| match &rw.f.op(rw.f.defining_op(v)?).kind {
-            OpKind::Iota { dimension } => iota_data(rw.f.value_type(v), *dimension),
-            _ => None,
-        })
-        .collect();
     let operands: Vec<FoldOperand<'_>> = operation
         .operands
         .iter()
-        .zip(&iotas)
-        .map(|(&v, iota)| FoldOperand {
+        .map(|&v| FoldOperand {
             ty: rw.f.value_type(v),
-            constant: constant_of(rw.f, v).or(iota.as_ref()),
+            constant: constant_of(rw.f, v),
         })
         .collect();
     let result = operation.results[0];

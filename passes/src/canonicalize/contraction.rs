@@ -2,7 +2,7 @@
 
 use tpuc_ir::{DotDims, OpId, OpKind};
 
-use crate::rewrite::{Pattern, Rewriter};
+use crate::rewrite::{Pattern, Rewriter, constant_of};
 
 /// Operand `index` of `op`, when a transpose produces it: its source and permutation.
 fn transposed_operand(
@@ -134,8 +134,8 @@ impl Pattern for DotGeneralOfCollapsedBatch {
         if dims.lhs_batching != [0] || dims.rhs_batching != [0] {
             return false;
         }
-        let mut sources = Vec::with_capacity(2);
-        let mut leading: Option<Vec<u64>> = None;
+        // Each operand: its source and the leading dimensions merged into the batch dimension.
+        let mut collapsed = Vec::with_capacity(2);
         for &operand in &f.op(op).operands {
             let Some((_, producer)) = rw.producer(operand) else {
                 return false;
@@ -144,23 +144,32 @@ impl Pattern for DotGeneralOfCollapsedBatch {
                 return false;
             }
             let source = producer.operands[0];
-            let (Some(from), Some(to)) = (static_dims(f, source), static_dims(f, operand)) else {
+            let Some(merged) = merged_leading(f, source, operand) else {
                 return false;
             };
-            // `to` must be `from` with its first `k >= 2` dimensions merged.
-            let Some(k) = (from.len() + 1).checked_sub(to.len()) else {
-                return false;
-            };
-            let merged =
-                k >= 2 && from[k..] == to[1..] && from[..k].iter().product::<u64>() == to[0];
-            if !merged || leading.get_or_insert_with(|| from[..k].to_vec()) != &from[..k] {
+            collapsed.push((source, merged));
+        }
+        // Both must batch over the same dimensions: the finer split is regrouped to the coarser
+        // one with a reshape (a repeated key's `[kv heads, repeats]` to `[heads]`).
+        let leading = if collapsed[0].1.len() <= collapsed[1].1.len() {
+            collapsed[0].1.clone()
+        } else {
+            collapsed[1].1.clone()
+        };
+        let mut sources = Vec::with_capacity(2);
+        let mut regroup = Vec::new();
+        for (source, merged) in &collapsed {
+            if *merged != leading && !groups_into(merged, &leading) {
                 return false;
             }
-            sources.push(source);
+            if *merged != leading {
+                let Some(rest) = static_dims(f, *source).map(|d| d[merged.len()..].to_vec()) else {
+                    return false;
+                };
+                regroup.push((sources.len(), [leading.clone(), rest].concat()));
+            }
+            sources.push(*source);
         }
-        let Some(leading) = leading else {
-            return false;
-        };
         let k = leading.len() as i64;
         let batch: Vec<i64> = (0..k).collect();
         let shift = |d: &[i64]| d.iter().map(|&x| x + k - 1).collect::<Vec<i64>>();
@@ -177,6 +186,12 @@ impl Pattern for DotGeneralOfCollapsedBatch {
             return false;
         };
         let mut b = rw.builder_before(op);
+        for (index, shape) in regroup {
+            let Ok(regrouped) = b.reshape(sources[index], shape) else {
+                return false;
+            };
+            sources[index] = regrouped;
+        }
         let Ok(product) = b.op(new, &sources, Vec::new(), None) else {
             return false;
         };
@@ -186,6 +201,21 @@ impl Pattern for DotGeneralOfCollapsedBatch {
         rw.replace_op(op, &[back]);
         true
     }
+}
+
+/// Whether consecutive groups of `fine` multiply to the dimensions of `coarse`.
+fn groups_into(fine: &[u64], coarse: &[u64]) -> bool {
+    let mut dims = fine.iter();
+    coarse.iter().all(|&target| {
+        let mut product = 1;
+        while product < target {
+            match dims.next() {
+                Some(&d) => product *= d,
+                None => return false,
+            }
+        }
+        product == target
+    }) && dims.all(|&d| d == 1)
 }
 
 /// When `to` is `from` with its first `k >= 2` dimensions merged into one: those dimensions.
@@ -199,6 +229,9 @@ fn merged_leading(
     let merged = k >= 2 && from[k..] == to[1..] && from[..k].iter().product::<u64>() == to[0];
     merged.then(|| from[..k].to_vec())
 }
+
+/// The second-minor extent of a TPU memory tile.
+const TPU_SUBLANES: u64 = 8;
 
 /// `dot_general(reshape(x), w)` without batch dimensions, where the reshape only merged
 /// leading dimensions of `x` that are not contracted, contracts `x` directly; the result is
@@ -231,6 +264,11 @@ impl Pattern for DotGeneralOfCollapsedRows {
         let Some(merged) = merged_leading(f, source, lhs) else {
             return false;
         };
+        // Unflattened, the last merged dimension becomes a TPU tile's second-minor dimension;
+        // one that does not fill whole (8, 128) tiles would pad what the executable reads.
+        if merged.last().is_none_or(|&d| d % TPU_SUBLANES != 0) {
+            return false;
+        }
         let shift = merged.len() as i64 - 1;
         let new = OpKind::DotGeneral {
             dims: DotDims {
@@ -261,4 +299,95 @@ fn static_dims(f: &tpuc_ir::Function, v: tpuc_ir::Value) -> Option<Vec<u64>> {
         .iter()
         .map(|d| d.as_static())
         .collect()
+}
+
+/// The splat constant among the operands of `multiply`, and the other operand.
+fn scaled_by_splat(
+    rw: &Rewriter<'_>,
+    value: tpuc_ir::Value,
+) -> Option<(tpuc_ir::Value, tpuc_ir::Value)> {
+    let (_, producer) = rw.producer(value)?;
+    if producer.kind != OpKind::Binary(tpuc_ir::BinaryOp::Multiply) {
+        return None;
+    }
+    let f = rw.function();
+    let [a, b] = producer.operands[..] else {
+        return None;
+    };
+    let splat = |v| constant_of(f, v).is_some_and(|c: &tpuc_ir::DenseElements| c.is_splat());
+    match (splat(a), splat(b)) {
+        (false, true) => Some((a, b)),
+        (true, false) => Some((b, a)),
+        _ => None,
+    }
+}
+
+/// `dot_general(layout(x * c), y)` for a splat `c` and reshapes, transposes or broadcasts
+/// `layout` is `dot_general(layout(x), y) * c`: the scale moves past the contraction (attention's
+/// `1/sqrt(d)` applied once to the scores instead of to queries and keys).
+pub(crate) struct ScaleAfterDotGeneral;
+
+impl Pattern for ScaleAfterDotGeneral {
+    fn name(&self) -> &'static str {
+        "scale-after-dot-general"
+    }
+
+    fn rewrite(&self, rw: &mut Rewriter<'_>, op: OpId) -> bool {
+        let f = rw.function();
+        if !matches!(f.op(op).kind, OpKind::DotGeneral { .. }) {
+            return false;
+        }
+        let result = f.op(op).results[0];
+        let element = |v| f.value_type(v).as_tensor().map(|t| t.element);
+        for side in 0..2 {
+            // Walk up single-use layout ops to a multiply by a splat.
+            let (mut consumer, mut index) = (op, side);
+            let mut value = f.op(op).operands[side];
+            let found = loop {
+                if f.uses(value).len() != 1 {
+                    break None;
+                }
+                if let Some((x, scale)) = scaled_by_splat(rw, value) {
+                    break Some((x, scale));
+                }
+                let Some((producer_op, producer)) = rw.producer(value) else {
+                    break None;
+                };
+                let layout = matches!(
+                    producer.kind,
+                    OpKind::Reshape | OpKind::Transpose { .. } | OpKind::BroadcastInDim { .. }
+                );
+                if !layout {
+                    break None;
+                }
+                (consumer, index, value) = (producer_op, 0, producer.operands[0]);
+            };
+            let Some((x, scale)) = found else {
+                continue;
+            };
+            if element(scale) != element(result) {
+                continue;
+            }
+            let (Some(data), Some(result_type)) = (
+                constant_of(f, scale).cloned(),
+                f.value_type(result).as_tensor().cloned(),
+            ) else {
+                continue;
+            };
+            rw.set_operand(consumer, index, x);
+            let f = rw.function();
+            let (kind, operands) = (f.op(op).kind.clone(), f.op(op).operands.clone());
+            let mut b = rw.builder_before(op);
+            let Ok(scaled) = (|| {
+                let product = b.op(kind, &operands, Vec::new(), None)?;
+                let c = b.constant(result_type, data)?;
+                b.multiply(product[0], c)
+            })() else {
+                return false;
+            };
+            rw.replace_op(op, &[scaled]);
+            return true;
+        }
+        false
+    }
 }

@@ -136,3 +136,64 @@ fn common_suffix(a: &[tpuc_ir::Dim], b: &[tpuc_ir::Dim]) -> usize {
         .take_while(|(x, y)| x == y)
         .count()
 }
+
+/// `(x * a) * b` for splats `a` and `b` is `x * (a * b)`.
+pub(crate) struct MultiplyOfSplatMultiply;
+
+impl Pattern for MultiplyOfSplatMultiply {
+    fn name(&self) -> &'static str {
+        "multiply-of-splat-multiply"
+    }
+
+    fn rewrite(&self, rw: &mut Rewriter<'_>, op: OpId) -> bool {
+        let f = rw.function();
+        let multiply = OpKind::Binary(tpuc_ir::BinaryOp::Multiply);
+        if f.op(op).kind != multiply {
+            return false;
+        }
+        let splat_operand = |op: OpId| {
+            let operands = &f.op(op).operands;
+            let splat =
+                |v| constant_of(f, v).is_some_and(|c: &tpuc_ir::DenseElements| c.is_splat());
+            match operands[..] {
+                [a, b] if splat(b) && !splat(a) => Some((a, b)),
+                [a, b] if splat(a) && !splat(b) => Some((b, a)),
+                _ => None,
+            }
+        };
+        let Some((inner, outer_scale)) = splat_operand(op) else {
+            return false;
+        };
+        let Some((inner_op, _)) = rw.producer(inner) else {
+            return false;
+        };
+        if f.op(inner_op).kind != multiply || f.uses(inner).len() != 1 {
+            return false;
+        }
+        let Some((x, inner_scale)) = splat_operand(inner_op) else {
+            return false;
+        };
+        let ty = f.value_type(outer_scale);
+        let fold = |v| tpuc_ir::FoldOperand {
+            ty,
+            constant: constant_of(f, v),
+        };
+        let Some(tpuc_ir::Folded::Constant(product)) =
+            multiply.fold(&[fold(inner_scale), fold(outer_scale)], ty)
+        else {
+            return false;
+        };
+        let Some(ty) = ty.as_tensor().cloned() else {
+            return false;
+        };
+        let mut b = rw.builder_before(op);
+        let Ok(scaled) = (|| {
+            let c = b.constant(ty, product)?;
+            b.multiply(x, c)
+        })() else {
+            return false;
+        };
+        rw.replace_op(op, &[scaled]);
+        true
+    }
+}

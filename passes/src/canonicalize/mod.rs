@@ -1,6 +1,7 @@
 //! `canonicalize`: the fold hook and the rewrite patterns, applied greedily; `fold`: the fold
 //! hook alone.
 
+mod compare;
 mod contraction;
 mod convert;
 mod elementwise;
@@ -27,7 +28,10 @@ const PATTERNS: &[&dyn Pattern] = &[
     &contraction::TransposeIntoConvolution,
     &contraction::DotGeneralOfCollapsedBatch,
     &contraction::DotGeneralOfCollapsedRows,
+    &contraction::ScaleAfterDotGeneral,
+    &elementwise::MultiplyOfSplatMultiply,
     &select::SelectOfSameValues,
+    &compare::CompareOfPositionDifference,
     &elementwise::ElementwiseBeforeLayout,
     &reduction::WindowMaxOfMaxSplat,
     &reduction::NotOfReduceOrOfNot,

@@ -17,9 +17,9 @@ module {
 }
 // CHECK: module {
 // CHECK:   func.func public @main(%arg0: tensor<2x16x4x8xf32>, %arg1: tensor<2x16x4x8xf32>) -> tensor<2x4x16x16xf32> {
-// CHECK:     %cst = stablehlo.constant dense<5.000000e-01> : tensor<2x16x4x8xf32>
-// CHECK:     %0 = stablehlo.multiply %arg0, %cst : tensor<2x16x4x8xf32>
-// CHECK:     %1 = stablehlo.dot_general %0, %arg1, batching_dims = [0, 2] x [0, 2], contracting_dims = [3] x [3] : (tensor<2x16x4x8xf32>, tensor<2x16x4x8xf32>) -> tensor<2x4x16x16xf32>
+// CHECK:     %0 = stablehlo.dot_general %arg0, %arg1, batching_dims = [0, 2] x [0, 2], contracting_dims = [3] x [3] : (tensor<2x16x4x8xf32>, tensor<2x16x4x8xf32>) -> tensor<2x4x16x16xf32>
+// CHECK:     %cst = stablehlo.constant dense<5.000000e-01> : tensor<2x4x16x16xf32>
+// CHECK:     %1 = stablehlo.multiply %0, %cst : tensor<2x4x16x16xf32>
 // CHECK:     return %1 : tensor<2x4x16x16xf32>
 // CHECK:   }
 // CHECK: }
