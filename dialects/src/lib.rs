@@ -40,7 +40,6 @@ pub mod module;
 pub mod op;
 pub mod parse;
 pub mod print;
-mod traits;
 pub mod types;
 pub mod verify;
 
@@ -54,7 +53,7 @@ pub use function::{
 };
 pub use location::Location;
 pub use module::Module;
-pub use op::{BinaryOp, OpKind, UnaryOp};
+pub use op::{BinaryOp, OpKind, Opcode, UnaryOp, attr_name};
 pub use print::{LocationStyle, PrintOptions};
 pub use types::{Dim, ElementType, TensorType, Type};
 pub use verify::{verify, verify_function};
