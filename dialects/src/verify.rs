@@ -9,7 +9,7 @@ use crate::function::{BlockId, Function, OpId, RegionId, Value, ValueDef};
 use crate::infer::{self, OpSig, RegionSig};
 use crate::location::Location;
 use crate::module::Module;
-use crate::op::OpKind;
+use crate::op::{OpKind, attr_name};
 use crate::print::syntax::location_body;
 use crate::types::Type;
 
@@ -158,7 +158,7 @@ impl<'a> Verifier<'a> {
             .collect();
         if returned != f.result_types {
             return Err(self.error(
-                "func.return",
+                OpKind::Return.name(),
                 format!(
                     "returns ({}), the signature says ({})",
                     infer::list(&returned),
@@ -251,9 +251,9 @@ impl<'a> Verifier<'a> {
             }
             (kind, true) if !kind.is_terminator() => {
                 let expected = if in_body {
-                    "func.return"
+                    OpKind::Return.name()
                 } else {
-                    "stablehlo.return"
+                    OpKind::RegionReturn.name()
                 };
                 return Err(self.op_error(
                     index,
@@ -316,8 +316,8 @@ impl<'a> Verifier<'a> {
             return Ok(());
         };
         let (callee, what) = match &self.f.op(op).kind {
-            OpKind::Call { callee } => (callee, "callee"),
-            OpKind::Composite { decomposition, .. } => (decomposition, "decomposition"),
+            OpKind::Call { callee } => (callee, attr_name::CALLEE),
+            OpKind::Composite { decomposition, .. } => (decomposition, attr_name::DECOMPOSITION),
             OpKind::ShardingConstraint(sharding) => {
                 return self.check_mesh(sharding, &format!("op {index}"));
             }
