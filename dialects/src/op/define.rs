@@ -129,41 +129,42 @@ macro_rules! define_ops {
 
             /// Ops that end a block.
             pub fn is_terminator(&self) -> bool {
-                $crate::op::define::trait_match!(self, terminator;
-                    families { $( $family($family_bind) [$($($family_traits)*)?] )* }
-                    ops { $( $variant $( ($bind) )? $( { $($field),* } )? [$($($traits)*)?] )* })
+                self.traits().terminator
             }
 
             /// Ops that must stay even when nothing uses their results: terminators,
             /// side-effecting custom calls, calls (the callee may have effects) and collectives
             /// (they synchronise devices).
             pub fn has_side_effect(&self) -> bool {
-                $crate::op::define::trait_match!(self, side_effect;
-                    families { $( $family($family_bind) [$($($family_traits)*)?] )* }
-                    ops { $( $variant $( ($bind) )? $( { $($field),* } )? [$($($traits)*)?] )* })
+                self.traits().side_effect
             }
 
             /// The result depends only on the operands and attributes (and regions, which the
             /// op carries): two such ops with equal operands compute equal results.
             pub fn is_pure(&self) -> bool {
-                !self.has_side_effect()
-                    && !$crate::op::define::trait_match!(self, opaque;
-                        families { $( $family($family_bind) [$($($family_traits)*)?] )* }
-                        ops { $( $variant $( ($bind) )? $( { $($field),* } )? [$($($traits)*)?] )* })
+                let traits = self.traits();
+                !traits.side_effect && !traits.opaque
             }
 
             /// Applies one scalar function to corresponding elements of same-shaped operands.
             pub fn is_elementwise(&self) -> bool {
-                $crate::op::define::trait_match!(self, elementwise;
-                    families { $( $family($family_bind) [$($($family_traits)*)?] )* }
-                    ops { $( $variant $( ($bind) )? $( { $($field),* } )? [$($($traits)*)?] )* })
+                self.traits().elementwise
             }
 
             /// A binary op whose operands may be swapped.
             pub fn is_commutative(&self) -> bool {
-                $crate::op::define::trait_match!(self, commutative;
-                    families { $( $family($family_bind) [$($($family_traits)*)?] )* }
-                    ops { $( $variant $( ($bind) )? $( { $($field),* } )? [$($($traits)*)?] )* })
+                self.traits().commutative
+            }
+
+            fn traits(&self) -> $crate::op::define::Traits {
+                match self {
+                    $( Self::$family($family_bind) => {
+                        $crate::op::define::traits!($($($family_traits)*)?)
+                    } )*
+                    $( Self::$variant $( ($bind) )? $( { $($field),* } )? => {
+                        $crate::op::define::traits!($($($traits)*)?)
+                    } )*
+                }
             }
 
             /// Hands each inherent attribute to `w`, in table order.
@@ -194,16 +195,24 @@ macro_rules! define_ops {
     };
 }
 
-/// One trait's value per variant: the `match` behind the `OpKind::is_*` methods.
-macro_rules! trait_match {
-    ($self:ident, $trait:ident;
-     families { $( $family:ident($family_bind:ident) [$($family_traits:tt)*] )* }
-     ops { $( $variant:ident $( ($bind:ident) )? $( { $($field:ident),* } )? [$($traits:tt)*] )* }) => {
-        match $self {
-            $( Self::$family($family_bind) => $crate::op::define::holds!($trait; $($family_traits)*), )*
-            $( Self::$variant $( ($bind) )? $( { $($field),* } )? => {
-                $crate::op::define::holds!($trait; $($traits)*)
-            } )*
+/// The traits of one op, from its entry's trait list.
+pub(crate) struct Traits {
+    pub side_effect: bool,
+    /// Not pure even without side effects: what a custom call computes is unknown.
+    pub opaque: bool,
+    pub elementwise: bool,
+    pub commutative: bool,
+    pub terminator: bool,
+}
+
+macro_rules! traits {
+    ($($list:tt)*) => {
+        $crate::op::define::Traits {
+            side_effect: $crate::op::define::holds!(side_effect; $($list)*),
+            opaque: $crate::op::define::holds!(opaque; $($list)*),
+            elementwise: $crate::op::define::holds!(elementwise; $($list)*),
+            commutative: $crate::op::define::holds!(commutative; $($list)*),
+            terminator: $crate::op::define::holds!(terminator; $($list)*),
         }
     };
 }
@@ -234,4 +243,4 @@ macro_rules! define_attr_groups {
     };
 }
 
-pub(crate) use {define_attr_groups, define_ops, holds, region_count, trait_match};
+pub(crate) use {define_attr_groups, define_ops, holds, region_count, traits};
