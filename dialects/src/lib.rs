@@ -41,7 +41,6 @@ pub mod module;
 pub mod op;
 pub mod parse;
 pub mod print;
-mod traits;
 pub mod types;
 pub mod verify;
 
@@ -56,7 +55,7 @@ pub use function::{
 };
 pub use location::Location;
 pub use module::Module;
-pub use op::{BinaryOp, OpKind, UnaryOp};
+pub use op::{BinaryOp, OpKind, Opcode, UnaryOp, attr_name};
 pub use print::{LocationStyle, PrintOptions};
 pub use types::{Dim, ElementType, TensorType, Type};
 pub use verify::{VerifyError, VerifyErrors, verify, verify_function};

@@ -17,7 +17,7 @@ use crate::error::{IrError, Result};
 use crate::function::{BlockId, Function, OpId, RegionId, Value, ValueDef};
 use crate::infer::{self, OpSig, RegionSig};
 use crate::module::Module;
-use crate::op::OpKind;
+use crate::op::{OpKind, attr_name};
 use crate::types::Type;
 
 /// Checks the whole module; an error holds every problem found ([`IrError::Verify`]).
@@ -315,9 +315,9 @@ impl<'a> Verifier<'a> {
             ),
             (kind, true) if !kind.is_terminator() => {
                 let expected = if in_body {
-                    "func.return"
+                    OpKind::Return.name()
                 } else {
-                    "stablehlo.return"
+                    OpKind::RegionReturn.name()
                 };
                 let message = format!("the block must end with `{expected}`");
                 (message, "end the block with its terminator, after this op")
@@ -368,8 +368,8 @@ impl<'a> Verifier<'a> {
             return;
         };
         let (callee, what) = match kind {
-            OpKind::Call { callee } => (callee, "callee"),
-            OpKind::Composite { decomposition, .. } => (decomposition, "decomposition"),
+            OpKind::Call { callee } => (callee, attr_name::CALLEE),
+            OpKind::Composite { decomposition, .. } => (decomposition, attr_name::DECOMPOSITION),
             OpKind::ShardingConstraint(sharding) => return self.check_mesh(sharding, at),
             _ => return,
         };

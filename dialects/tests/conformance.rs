@@ -93,12 +93,7 @@ fn every_op_kind_has_a_case() {
         .filter_map(|case| case.module.as_ref().ok())
         .map(|module| tpuc_ir::print::generic(module, &tpuc_ir::PrintOptions::default()))
         .collect();
-    let elementwise = tpuc_ir::UnaryOp::ALL
-        .iter()
-        .map(|op| op.name())
-        .chain(tpuc_ir::BinaryOp::ALL.iter().map(|op| op.name()));
-    let missing: Vec<&str> = elementwise
-        .chain(tpuc_ir::OpKind::OTHER_NAMES.iter().copied())
+    let missing: Vec<&str> = tpuc_ir::OpKind::names()
         .filter(|name| {
             !texts
                 .iter()

@@ -4,6 +4,7 @@ use std::collections::HashSet;
 
 use super::{InferResult, RegionSig, check_dims, count, list, map_dim, scalar, tensor};
 use crate::attr::CollectiveAttrs;
+use crate::op::attr_name;
 use crate::types::{TensorType, Type};
 
 fn check_groups(groups: &[Vec<i64>]) -> InferResult<()> {
@@ -55,7 +56,7 @@ pub(super) fn all_gather(
     let mut results = Vec::with_capacity(operands.len());
     for ty in operands {
         let operand = tensor(ty, "operand")?;
-        check_dims(&[dimension], operand.rank(), "all_gather_dim")?;
+        check_dims(&[dimension], operand.rank(), attr_name::ALL_GATHER_DIM)?;
         let mut shape = operand.shape.clone();
         let d = dimension as usize;
         shape[d] = match size {
@@ -80,7 +81,7 @@ pub(super) fn reduce_scatter(
 ) -> InferResult<Vec<Type>> {
     count(operands, 1)?;
     let operand = tensor(&operands[0], "operand")?;
-    check_dims(&[dimension], operand.rank(), "scatter_dimension")?;
+    check_dims(&[dimension], operand.rank(), attr_name::SCATTER_DIMENSION)?;
     all_reduce(operands, regions)?;
     let d = dimension as usize;
     let mut shape = operand.shape.clone();
@@ -117,8 +118,16 @@ pub(super) fn all_to_all(
         .iter()
         .map(|ty| {
             let operand = tensor(ty, "operand")?;
-            check_dims(&[split_dimension], operand.rank(), "split_dimension")?;
-            check_dims(&[concat_dimension], operand.rank(), "concat_dimension")?;
+            check_dims(
+                &[split_dimension],
+                operand.rank(),
+                attr_name::SPLIT_DIMENSION,
+            )?;
+            check_dims(
+                &[concat_dimension],
+                operand.rank(),
+                attr_name::CONCAT_DIMENSION,
+            )?;
             let mut shape = operand.shape.clone();
             let split = split_dimension as usize;
             shape[split] = map_dim(shape[split], |s| {

@@ -4,6 +4,7 @@ use std::collections::HashSet;
 
 use super::{InferResult, check_dims, check_len, count, declared_tensor, map_dim, tensor};
 use crate::attr::{ConvAttrs, DotDims, Precision};
+use crate::op::attr_name;
 use crate::types::{Dim, ElementType, TensorType, Type};
 
 fn check_precision(precision: &[Precision]) -> InferResult<()> {
@@ -177,7 +178,7 @@ fn check_conv(attrs: &ConvAttrs, lhs: &TensorType, rhs: &TensorType) -> InferRes
         ));
     }
     if !attrs.window_reversal.is_empty() {
-        check_len(&attrs.window_reversal, n, "window_reversal")?;
+        check_len(&attrs.window_reversal, n, attr_name::WINDOW_REVERSAL)?;
     }
     Ok(n)
 }
@@ -192,13 +193,13 @@ pub(super) fn convolution(
     let rhs = tensor(&operands[1], "rhs")?;
     let n = check_conv(attrs, lhs, rhs)?;
     let d = &attrs.dims;
-    let strides = window_or(&attrs.window_strides, n, 1, "window_strides")?;
-    let lhs_dilation = window_or(&attrs.lhs_dilation, n, 1, "lhs_dilation")?;
-    let rhs_dilation = window_or(&attrs.rhs_dilation, n, 1, "rhs_dilation")?;
+    let strides = window_or(&attrs.window_strides, n, 1, attr_name::WINDOW_STRIDES)?;
+    let lhs_dilation = window_or(&attrs.lhs_dilation, n, 1, attr_name::LHS_DILATION)?;
+    let rhs_dilation = window_or(&attrs.rhs_dilation, n, 1, attr_name::RHS_DILATION)?;
     let padding = if attrs.padding.is_empty() {
         vec![(0, 0); n]
     } else {
-        check_len(&attrs.padding, n, "padding")?;
+        check_len(&attrs.padding, n, attr_name::PADDING)?;
         attrs.padding.clone()
     };
     let element = result_element(lhs, rhs, declared)?;
@@ -263,7 +264,7 @@ pub(super) fn dynamic_conv(
     let lhs = tensor(&operands[0], "lhs")?;
     let rhs = tensor(&operands[1], "rhs")?;
     let n = check_conv(attrs, lhs, rhs)?;
-    let padding = tensor(&operands[2], "padding")?;
+    let padding = tensor(&operands[2], attr_name::PADDING)?;
     if padding.rank() != 2 || !padding.element.is_integer() {
         return Err(format!(
             "padding must be a rank-2 integer tensor, got {padding}"

@@ -1,6 +1,7 @@
 //! Control flow and the remaining fixed-signature ops: while, if, case, batch norm, rng.
 
 use super::{InferResult, RegionSig, check_dims, count, declared, list, scalar, tensor};
+use crate::op::attr_name;
 use crate::types::{Dim, ElementType, TensorType, Type};
 
 pub(super) fn while_loop(operands: &[Type], regions: &[RegionSig]) -> InferResult<Vec<Type>> {
@@ -53,7 +54,7 @@ fn batch_norm_operands(
     if !operand.element.is_float() {
         return Err(format!("operand must be floating-point, got {operand}"));
     }
-    check_dims(&[feature_index], operand.rank(), "feature_index")?;
+    check_dims(&[feature_index], operand.rank(), attr_name::FEATURE_INDEX)?;
     let features = operand.shape[feature_index as usize];
     for ty in &operands[1..] {
         let t = tensor(ty, "per-feature operand")?;

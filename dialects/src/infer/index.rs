@@ -4,6 +4,7 @@ use super::{
     InferResult, RegionSig, check_dims, check_len, count, declared_tensor, list, scalar, tensor,
 };
 use crate::attr::{GatherDims, ScatterDims};
+use crate::op::attr_name;
 use crate::types::{Dim, TensorType, Type};
 
 pub(super) fn slice(
@@ -15,9 +16,9 @@ pub(super) fn slice(
     count(operands, 1)?;
     let operand = tensor(&operands[0], "operand")?;
     let rank = operand.rank();
-    check_len(start, rank, "start_indices")?;
-    check_len(limit, rank, "limit_indices")?;
-    check_len(strides, rank, "strides")?;
+    check_len(start, rank, attr_name::START_INDICES)?;
+    check_len(limit, rank, attr_name::LIMIT_INDICES)?;
+    check_len(strides, rank, attr_name::STRIDES)?;
     let mut shape = Vec::with_capacity(rank);
     for d in 0..rank {
         let (lo, hi, stride) = (start[d], limit[d], strides[d]);
@@ -38,7 +39,7 @@ pub(super) fn slice(
 
 /// Start indices: `count` rank-0 integer tensors of one element type.
 fn check_start_indices(indices: &[Type], count: usize) -> InferResult<()> {
-    check_len(indices, count, "start_indices")?;
+    check_len(indices, count, attr_name::START_INDICES)?;
     let mut element = None;
     for ty in indices {
         let index = tensor(ty, "start index")?;
@@ -75,7 +76,7 @@ pub(super) fn dynamic_slice(sizes: &[i64], operands: &[Type]) -> InferResult<Vec
     let operand = tensor(operands.first().ok_or("expects an operand")?, "operand")?;
     let rank = operand.rank();
     check_start_indices(&operands[1..], rank)?;
-    check_len(sizes, rank, "slice_sizes")?;
+    check_len(sizes, rank, attr_name::SLICE_SIZES)?;
     for (d, (&size, dim)) in sizes.iter().zip(&operand.shape).enumerate() {
         check_slice_fits(d, size, dim)?;
     }
@@ -242,9 +243,9 @@ pub(super) fn gather(
 ) -> InferResult<Vec<Type>> {
     count(operands, 2)?;
     let operand = tensor(&operands[0], "operand")?;
-    let indices = tensor(&operands[1], "start_indices")?;
+    let indices = tensor(&operands[1], attr_name::START_INDICES)?;
     check_gather_dims(dims, operand, indices)?;
-    check_len(slice_sizes, operand.rank(), "slice_sizes")?;
+    check_len(slice_sizes, operand.rank(), attr_name::SLICE_SIZES)?;
     for (d, (&size, dim)) in slice_sizes.iter().zip(&operand.shape).enumerate() {
         check_slice_fits(d, size, dim)?;
         let collapsed = dims.collapsed_slice_dims.contains(&(d as i64))
@@ -266,9 +267,9 @@ pub(super) fn dynamic_gather(
 ) -> InferResult<Vec<Type>> {
     count(operands, 3)?;
     let operand = tensor(&operands[0], "operand")?;
-    let indices = tensor(&operands[1], "start_indices")?;
+    let indices = tensor(&operands[1], attr_name::START_INDICES)?;
     check_gather_dims(dims, operand, indices)?;
-    let sizes = tensor(&operands[2], "slice_sizes")?;
+    let sizes = tensor(&operands[2], attr_name::SLICE_SIZES)?;
     if sizes.rank() != 1 || !sizes.element.is_integer() {
         return Err(format!(
             "slice_sizes must be a rank-1 integer tensor, got {sizes}"

@@ -3,6 +3,7 @@
 use super::contract::window_output;
 use super::{InferResult, RegionSig, check_dims, check_len, count, list, scalar, tensor};
 use crate::attr::WindowAttrs;
+use crate::op::attr_name;
 use crate::types::{Dim, ElementType, TensorType, Type, shapes_compatible};
 
 /// Splits `inputs..., init_values...` and checks the inputs share a shape and the inits are scalars.
@@ -46,7 +47,7 @@ pub(super) fn reduce(
     regions: &[RegionSig],
 ) -> InferResult<Vec<Type>> {
     let (inputs, elements) = inputs_and_inits(operands)?;
-    check_dims(dimensions, inputs[0].rank(), "dimension")?;
+    check_dims(dimensions, inputs[0].rank(), attr_name::DIMENSION)?;
     let scalars: Vec<Type> = elements.iter().map(|&e| scalar(e)).collect();
     regions[0].check_returns(&scalars, "body")?;
     let shape: Vec<Dim> = (0..inputs[0].rank())
@@ -72,15 +73,23 @@ fn or_default(values: &[i64], rank: usize, what: &str) -> InferResult<Vec<i64>> 
 
 fn window_shape(window: &WindowAttrs, input: &TensorType) -> InferResult<Vec<Dim>> {
     let rank = input.rank();
-    check_len(&window.window_dimensions, rank, "window_dimensions")?;
-    let dims = or_default(&window.window_dimensions, rank, "window_dimensions")?;
-    let strides = or_default(&window.window_strides, rank, "window_strides")?;
-    let base = or_default(&window.base_dilations, rank, "base_dilations")?;
-    let dilations = or_default(&window.window_dilations, rank, "window_dilations")?;
+    check_len(
+        &window.window_dimensions,
+        rank,
+        attr_name::WINDOW_DIMENSIONS,
+    )?;
+    let dims = or_default(
+        &window.window_dimensions,
+        rank,
+        attr_name::WINDOW_DIMENSIONS,
+    )?;
+    let strides = or_default(&window.window_strides, rank, attr_name::WINDOW_STRIDES)?;
+    let base = or_default(&window.base_dilations, rank, attr_name::BASE_DILATIONS)?;
+    let dilations = or_default(&window.window_dilations, rank, attr_name::WINDOW_DILATIONS)?;
     let padding = if window.padding.is_empty() {
         vec![(0, 0); rank]
     } else {
-        check_len(&window.padding, rank, "padding")?;
+        check_len(&window.padding, rank, attr_name::PADDING)?;
         window.padding.clone()
     };
     (0..rank)

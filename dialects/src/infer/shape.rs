@@ -3,6 +3,7 @@
 
 use super::{InferResult, check_dims, check_len, count, declared_tensor, map_dim, scalar, tensor};
 use crate::dense::DenseElements;
+use crate::op::attr_name;
 use crate::types::{Dim, ElementType, TensorType, Type};
 
 pub(super) fn constant(
@@ -36,7 +37,7 @@ pub(super) fn iota(
 }
 
 fn check_broadcast(dims: &[i64], operand: &TensorType, result: &TensorType) -> InferResult<()> {
-    check_len(dims, operand.rank(), "broadcast_dimensions")?;
+    check_len(dims, operand.rank(), attr_name::BROADCAST_DIMENSIONS)?;
     check_dims(dims, result.rank(), "broadcast dimension")?;
     if operand.element != result.element {
         return Err(format!(
@@ -94,7 +95,7 @@ pub(super) fn reshape(operands: &[Type], declared: Option<&[Type]>) -> InferResu
 pub(super) fn transpose(permutation: &[i64], operands: &[Type]) -> InferResult<Vec<Type>> {
     count(operands, 1)?;
     let operand = tensor(&operands[0], "operand")?;
-    check_len(permutation, operand.rank(), "permutation")?;
+    check_len(permutation, operand.rank(), attr_name::PERMUTATION)?;
     check_dims(permutation, operand.rank(), "permutation entry")?;
     let shape = permutation
         .iter()
@@ -108,7 +109,7 @@ pub(super) fn concatenate(dimension: i64, operands: &[Type]) -> InferResult<Vec<
         operands.first().ok_or("expects at least one input")?,
         "input",
     )?;
-    check_dims(&[dimension], first.rank(), "dimension")?;
+    check_dims(&[dimension], first.rank(), attr_name::DIMENSION)?;
     let axis = dimension as usize;
     let mut shape = first.shape.clone();
     for (i, ty) in operands.iter().enumerate().skip(1) {
@@ -152,9 +153,9 @@ pub(super) fn pad(
         ));
     }
     let rank = operand.rank();
-    check_len(low, rank, "edge_padding_low")?;
-    check_len(high, rank, "edge_padding_high")?;
-    check_len(interior, rank, "interior_padding")?;
+    check_len(low, rank, attr_name::EDGE_PADDING_LOW)?;
+    check_len(high, rank, attr_name::EDGE_PADDING_HIGH)?;
+    check_len(interior, rank, attr_name::INTERIOR_PADDING)?;
     let mut shape = Vec::with_capacity(rank);
     for d in 0..rank {
         if interior[d] < 0 {
@@ -173,7 +174,7 @@ pub(super) fn pad(
 pub(super) fn reverse(dims: &[i64], operands: &[Type]) -> InferResult<Vec<Type>> {
     count(operands, 1)?;
     let operand = tensor(&operands[0], "operand")?;
-    check_dims(dims, operand.rank(), "dimension")?;
+    check_dims(dims, operand.rank(), attr_name::DIMENSION)?;
     Ok(vec![operands[0].clone()])
 }
 
@@ -252,7 +253,7 @@ pub(super) fn dynamic_iota(
 pub(super) fn get_dimension_size(dimension: i64, operands: &[Type]) -> InferResult<Vec<Type>> {
     count(operands, 1)?;
     let operand = tensor(&operands[0], "operand")?;
-    check_dims(&[dimension], operand.rank(), "dimension")?;
+    check_dims(&[dimension], operand.rank(), attr_name::DIMENSION)?;
     Ok(vec![scalar(ElementType::I32)])
 }
 
@@ -272,11 +273,11 @@ pub(super) fn dynamic_pad(operands: &[Type], declared: Option<&[Type]>) -> Infer
             "result {result} must have the operand's rank and element type ({operand})"
         ));
     }
-    for (ty, what) in
-        operands[2..]
-            .iter()
-            .zip(["edge_padding_low", "edge_padding_high", "interior_padding"])
-    {
+    for (ty, what) in operands[2..].iter().zip([
+        attr_name::EDGE_PADDING_LOW,
+        attr_name::EDGE_PADDING_HIGH,
+        attr_name::INTERIOR_PADDING,
+    ]) {
         check_shape_operand(ty, operand.rank(), what)?;
     }
     Ok(vec![Type::Tensor(result.clone())])

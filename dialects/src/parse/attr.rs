@@ -10,6 +10,7 @@ use crate::attr::{
     ScatterDims, TensorSharding,
 };
 use crate::dense::DenseElements;
+use crate::op::attr_name;
 use crate::types::{ElementType, TensorType, Type};
 
 /// An attribute value and the source range it came from.
@@ -356,13 +357,16 @@ impl Cursor<'_> {
             return Ok(AttrValue::Other);
         }
         self.next()?;
-        let value = match name {
-            "stablehlo" => {
+        // By dialect and mnemonic: `#stablehlo<...>` holds enums, `#stablehlo.dot<...>` and
+        // the others are structs. Channel handles and shardings are named after the
+        // attributes that hold them.
+        let value = match name.split_once('.').unwrap_or((name, "")) {
+            ("stablehlo", "") => {
                 let (kind, _, _) = self.ident("in `#stablehlo<...>`")?;
                 let (value, _, _) = self.ident("in `#stablehlo<...>`")?;
                 AttrValue::Enum { kind, value }
             }
-            "stablehlo.dot" => {
+            ("stablehlo", "dot") => {
                 let mut dims = DotDims::default();
                 self.struct_fields("#stablehlo.dot", |p, field| {
                     let slot = match field {
@@ -377,7 +381,7 @@ impl Cursor<'_> {
                 })?;
                 AttrValue::Dot(dims)
             }
-            "stablehlo.gather" => {
+            ("stablehlo", "gather") => {
                 let mut dims = GatherDims::default();
                 self.struct_fields("#stablehlo.gather", |p, field| {
                     let slot = match field {
@@ -397,7 +401,7 @@ impl Cursor<'_> {
                 })?;
                 AttrValue::Gather(dims)
             }
-            "stablehlo.scatter" => {
+            ("stablehlo", "scatter") => {
                 let mut dims = ScatterDims::default();
                 self.struct_fields("#stablehlo.scatter", |p, field| {
                     let slot = match field {
@@ -417,7 +421,7 @@ impl Cursor<'_> {
                 })?;
                 AttrValue::Scatter(dims)
             }
-            "stablehlo.conv" => {
+            ("stablehlo", "conv") => {
                 let dims = if self.eat_ident("raw")? {
                     self.raw_conv_dims()?
                 } else {
@@ -425,7 +429,7 @@ impl Cursor<'_> {
                 };
                 AttrValue::Conv(dims)
             }
-            "stablehlo.channel_handle" => {
+            ("stablehlo", attr_name::CHANNEL_HANDLE) => {
                 let mut handle = ChannelHandle { handle: 0, kind: 0 };
                 self.struct_fields("#stablehlo.channel_handle", |p, field| {
                     match field {
@@ -437,8 +441,8 @@ impl Cursor<'_> {
                 })?;
                 AttrValue::Channel(handle)
             }
-            "sdy.sharding" => AttrValue::Sharding(self.sharding_body()?),
-            "sdy.sharding_per_value" => {
+            ("sdy", attr_name::SHARDING) => AttrValue::Sharding(self.sharding_body()?),
+            ("sdy", "sharding_per_value") => {
                 self.expect(Token::LBracket, "in `#sdy.sharding_per_value`")?;
                 let mut shardings = Vec::new();
                 if !self.eat(&Token::RBracket)? {
@@ -454,7 +458,7 @@ impl Cursor<'_> {
                 }
                 AttrValue::ShardingPerValue(shardings)
             }
-            "sdy.mesh" => AttrValue::Mesh(self.mesh_axes()?),
+            ("sdy", "mesh") => AttrValue::Mesh(self.mesh_axes()?),
             _ => {
                 self.skip_balanced_angle()?;
                 let _ = (start, end);

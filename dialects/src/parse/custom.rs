@@ -4,12 +4,13 @@
 
 use super::attr::{Attr, AttrValue};
 use super::cursor::PResult;
-use super::kind::types_text;
+use super::kind::{LEGACY_DOT, types_text};
 use super::lexer::Token;
 use super::ops::{ArgDecl, Entry, Parser};
-use crate::attr::DotDims;
+use crate::attr::{ComparisonDirection, ComparisonType, DotDims, Precision, RngAlgorithm};
 use crate::function::{BlockId, Function, NewOp, OpId, Value};
-use crate::op::OpKind;
+use crate::op::codec::EnumAttr;
+use crate::op::{BinaryOp, OpKind, Opcode, attr_name};
 use crate::types::Type;
 
 /// The type after `:` in a custom form: a functional type or a plain list.
@@ -79,16 +80,16 @@ impl Parser<'_> {
         start: usize,
         end: usize,
     ) -> PResult<OpId> {
-        let canonical = match name {
-            "return" => "func.return",
-            "call" => "func.call",
+        let name = match name {
+            "return" => Opcode::Return.name(),
+            "call" => Opcode::Call.name(),
             other => other,
         };
-        self.check_known(canonical, start, end)?;
+        self.check_known(name, start, end)?;
         let span = (start, end);
-        let name = canonical;
-        match name {
-            "func.return" | "stablehlo.return" => {
+        let opcode = Opcode::from_name(name);
+        match opcode {
+            Some(Opcode::Return | Opcode::RegionReturn) => {
                 let operands = self.operands_bare()?;
                 let attrs = self.opt_attr_dict()?;
                 let inputs = if operands.is_empty() {
@@ -108,16 +109,16 @@ impl Parser<'_> {
                     attrs,
                 )
             }
-            "func.call" => self.symbol_call(
+            Some(Opcode::Call) => self.symbol_call(
                 f,
                 block,
                 name,
                 span,
-                "callee",
+                attr_name::CALLEE,
                 AttrValue::Symbol,
                 "the callee",
             ),
-            "sdy.sharding_constraint" => {
+            Some(Opcode::ShardingConstraint) => {
                 let operand = self.operand("as the operand")?;
                 let at = self.c.here()?;
                 self.c.expect(Token::Less, "before the sharding")?;
@@ -125,7 +126,7 @@ impl Parser<'_> {
                 self.c.expect(Token::Greater, "after the sharding")?;
                 let sharding = self.synthesized(AttrValue::Sharding(sharding), at);
                 let mut attrs = self.opt_attr_dict()?;
-                attrs.push(("sharding".to_string(), sharding));
+                attrs.push((attr_name::SHARDING.to_string(), sharding));
                 let ty = self.single_type()?;
                 self.finish_op(
                     f,
@@ -139,12 +140,12 @@ impl Parser<'_> {
                     attrs,
                 )
             }
-            "stablehlo.compare" => {
+            Some(Opcode::Compare) => {
                 let at = self.c.here()?;
                 let (direction, _, _) = self.c.ident("as the comparison direction")?;
                 let direction = self.synthesized(
                     AttrValue::Enum {
-                        kind: "comparison_direction".into(),
+                        kind: ComparisonDirection::MNEMONIC.into(),
                         value: direction,
                     },
                     at,
@@ -157,22 +158,22 @@ impl Parser<'_> {
                 }
                 self.c.next()?;
                 let rhs = self.operand("as the right operand")?;
-                let mut attrs = vec![("comparison_direction".to_string(), direction)];
+                let mut attrs = vec![(attr_name::COMPARISON_DIRECTION.to_string(), direction)];
                 if self.c.eat(&Token::Comma)? {
                     let at = self.c.here()?;
                     let (ty, _, _) = self.c.ident("as the comparison type")?;
                     let ty = self.synthesized(
                         AttrValue::Enum {
-                            kind: "comparison_type".into(),
+                            kind: ComparisonType::MNEMONIC.into(),
                             value: ty,
                         },
                         at,
                     );
-                    attrs.push(("compare_type".to_string(), ty));
+                    attrs.push((attr_name::COMPARE_TYPE.to_string(), ty));
                 }
                 self.finish_functional(f, block, name, span, vec![lhs, rhs], attrs)
             }
-            "stablehlo.constant" => {
+            Some(Opcode::Constant) => {
                 let mut attrs = self.opt_attr_dict()?;
                 let value = self.c.attr()?;
                 let AttrValue::Dense { ty, .. } = &value.value else {
@@ -183,7 +184,7 @@ impl Parser<'_> {
                     ));
                 };
                 let results = vec![Type::Tensor(ty.clone())];
-                attrs.push(("value".to_string(), value));
+                attrs.push((attr_name::VALUE.to_string(), value));
                 self.finish_op(
                     f,
                     block,
@@ -196,7 +197,7 @@ impl Parser<'_> {
                     attrs,
                 )
             }
-            "stablehlo.slice" => {
+            Some(Opcode::Slice) => {
                 let operand = self.operand("as the sliced operand")?;
                 let at = self.c.here()?;
                 self.c
@@ -220,21 +221,21 @@ impl Parser<'_> {
                 }
                 let attrs = vec![
                     (
-                        "start_indices".to_string(),
+                        attr_name::START_INDICES.to_string(),
                         self.synthesized(AttrValue::I64Array(starts), at),
                     ),
                     (
-                        "limit_indices".to_string(),
+                        attr_name::LIMIT_INDICES.to_string(),
                         self.synthesized(AttrValue::I64Array(limits), at),
                     ),
                     (
-                        "strides".to_string(),
+                        attr_name::STRIDES.to_string(),
                         self.synthesized(AttrValue::I64Array(strides), at),
                     ),
                 ];
                 self.finish_functional(f, block, name, span, vec![operand], attrs)
             }
-            "stablehlo.convolution" => {
+            Some(Opcode::Convolution) => {
                 let operands = self.operands_paren("after `stablehlo.convolution`")?;
                 self.c
                     .expect_ident("dim_numbers", "in `stablehlo.convolution`")?;
@@ -242,7 +243,7 @@ impl Parser<'_> {
                 let at = self.c.here()?;
                 let dims = self.c.compact_conv_dims()?;
                 let mut attrs = vec![(
-                    "dimension_numbers".to_string(),
+                    attr_name::DIMENSION_NUMBERS.to_string(),
                     self.synthesized(AttrValue::Conv(dims), at),
                 )];
                 if self.c.eat(&Token::Comma)? {
@@ -251,11 +252,11 @@ impl Parser<'_> {
                     self.c.expect(Token::Equal, "after `window`")?;
                     for (key, value) in self.c.attr_dict()? {
                         let generic = match key.as_str() {
-                            "stride" => "window_strides",
-                            "pad" => "padding",
-                            "lhs_dilate" => "lhs_dilation",
-                            "rhs_dilate" => "rhs_dilation",
-                            "reverse" => "window_reversal",
+                            "stride" => attr_name::WINDOW_STRIDES,
+                            "pad" => attr_name::PADDING,
+                            "lhs_dilate" => attr_name::LHS_DILATION,
+                            "rhs_dilate" => attr_name::RHS_DILATION,
+                            "reverse" => attr_name::WINDOW_REVERSAL,
                             _ => {
                                 return Err(self.c.error_at(
                                     value.start,
@@ -269,18 +270,18 @@ impl Parser<'_> {
                 }
                 self.finish_functional(f, block, name, span, operands, attrs)
             }
-            "stablehlo.reduce" => self.custom_reduce(f, block, span),
-            "stablehlo.while" => self.custom_while(f, block, span),
-            "stablehlo.custom_call" => self.symbol_call(
+            Some(Opcode::Reduce) => self.custom_reduce(f, block, span),
+            Some(Opcode::While) => self.custom_while(f, block, span),
+            Some(Opcode::CustomCall) => self.symbol_call(
                 f,
                 block,
                 name,
                 span,
-                "call_target_name",
+                attr_name::CALL_TARGET_NAME,
                 AttrValue::Str,
                 "the custom call target",
             ),
-            "stablehlo.composite" => {
+            Some(Opcode::Composite) => {
                 let at = self.c.here()?;
                 let composite = self.c.string("as the composite name")?;
                 let composite = self.synthesized(AttrValue::Str(composite), at);
@@ -291,10 +292,10 @@ impl Parser<'_> {
                     name,
                     span,
                     operands,
-                    vec![("name".to_string(), composite)],
+                    vec![(attr_name::NAME.to_string(), composite)],
                 )
             }
-            "stablehlo.replica_id" | "stablehlo.partition_id" => {
+            Some(Opcode::ReplicaId | Opcode::PartitionId) => {
                 let attrs = self.opt_attr_dict()?;
                 let ty = self.single_type()?;
                 self.finish_op(
@@ -309,7 +310,7 @@ impl Parser<'_> {
                     attrs,
                 )
             }
-            "stablehlo.optimization_barrier" if self.c.is(&Token::LParen)? => {
+            Some(Opcode::OptimizationBarrier) if self.c.is(&Token::LParen)? => {
                 self.c.next()?;
                 self.c
                     .expect(Token::RParen, "in `stablehlo.optimization_barrier()`")?;
@@ -325,7 +326,7 @@ impl Parser<'_> {
                     Vec::new(),
                 )
             }
-            _ => self.custom_common(f, block, name, span),
+            _ => self.custom_common(f, block, name, opcode, span),
         }
     }
 
@@ -383,6 +384,7 @@ impl Parser<'_> {
         f: &mut Function,
         block: BlockId,
         name: &str,
+        opcode: Option<Opcode>,
         span: (usize, usize),
     ) -> PResult<OpId> {
         self.comma_consumed = false;
@@ -407,17 +409,17 @@ impl Parser<'_> {
                 };
                 match key.as_str() {
                     "dims" | "sizes" | "low" | "high" | "interior" => {
-                        let generic = match (key.as_str(), name) {
+                        let generic = match (key.as_str(), opcode) {
                             (
                                 "dims",
-                                "stablehlo.broadcast_in_dim" | "stablehlo.dynamic_broadcast_in_dim",
-                            ) => "broadcast_dimensions",
-                            ("dims", "stablehlo.transpose") => "permutation",
-                            ("dims", "stablehlo.reverse") => "dimensions",
-                            ("sizes", "stablehlo.dynamic_slice") => "slice_sizes",
-                            ("low", "stablehlo.pad") => "edge_padding_low",
-                            ("high", "stablehlo.pad") => "edge_padding_high",
-                            ("interior", "stablehlo.pad") => "interior_padding",
+                                Some(Opcode::BroadcastInDim | Opcode::DynamicBroadcastInDim),
+                            ) => attr_name::BROADCAST_DIMENSIONS,
+                            ("dims", Some(Opcode::Transpose)) => attr_name::PERMUTATION,
+                            ("dims", Some(Opcode::Reverse)) => attr_name::DIMENSIONS,
+                            ("sizes", Some(Opcode::DynamicSlice)) => attr_name::SLICE_SIZES,
+                            ("low", Some(Opcode::Pad)) => attr_name::EDGE_PADDING_LOW,
+                            ("high", Some(Opcode::Pad)) => attr_name::EDGE_PADDING_HIGH,
+                            ("interior", Some(Opcode::Pad)) => attr_name::INTERIOR_PADDING,
                             _ => return Err(unexpected(self)),
                         };
                         let values = self.c.int_list("after the keyword")?;
@@ -427,9 +429,11 @@ impl Parser<'_> {
                         ));
                     }
                     "dim" => {
-                        let generic = match name {
-                            "stablehlo.iota" | "stablehlo.dynamic_iota" => "iota_dimension",
-                            "stablehlo.concatenate" | "stablehlo.get_dimension_size" => "dimension",
+                        let generic = match opcode {
+                            Some(Opcode::Iota | Opcode::DynamicIota) => attr_name::IOTA_DIMENSION,
+                            Some(Opcode::Concatenate | Opcode::GetDimensionSize) => {
+                                attr_name::DIMENSION
+                            }
                             _ => return Err(unexpected(self)),
                         };
                         let value = self.c.int("after `dim =`")?;
@@ -444,7 +448,7 @@ impl Parser<'_> {
                             ),
                         ));
                     }
-                    "batching_dims" | "contracting_dims" if name == "stablehlo.dot_general" => {
+                    "batching_dims" | "contracting_dims" if opcode == Some(Opcode::DotGeneral) => {
                         let lhs = self.c.int_list("after the keyword")?;
                         self.c
                             .expect_ident("x", "between the lhs and rhs dimensions")?;
@@ -456,7 +460,7 @@ impl Parser<'_> {
                         }
                         has_dot = true;
                     }
-                    "precision" if matches!(name, "stablehlo.dot_general" | "stablehlo.dot") => {
+                    "precision" if opcode == Some(Opcode::DotGeneral) || name == LEGACY_DOT => {
                         self.c
                             .expect(Token::LBracket, "to start the precision list")?;
                         let mut items = Vec::new();
@@ -466,7 +470,7 @@ impl Parser<'_> {
                                 let (value, _, _) = self.c.ident("as a precision")?;
                                 items.push(self.synthesized(
                                     AttrValue::Enum {
-                                        kind: "precision".into(),
+                                        kind: Precision::MNEMONIC.into(),
                                         value,
                                     },
                                     item_at,
@@ -478,17 +482,17 @@ impl Parser<'_> {
                             }
                         }
                         attrs.push((
-                            "precision_config".to_string(),
+                            attr_name::PRECISION_CONFIG.to_string(),
                             self.synthesized(AttrValue::Array(items), at),
                         ));
                     }
-                    "algorithm" if name == "stablehlo.rng_bit_generator" => {
+                    "algorithm" if opcode == Some(Opcode::RngBitGenerator) => {
                         let (value, _, _) = self.c.ident("as the RNG algorithm")?;
                         attrs.push((
-                            "rng_algorithm".to_string(),
+                            attr_name::RNG_ALGORITHM.to_string(),
                             self.synthesized(
                                 AttrValue::Enum {
-                                    kind: "rng_algorithm".into(),
+                                    kind: RngAlgorithm::MNEMONIC.into(),
                                     value,
                                 },
                                 at,
@@ -505,7 +509,7 @@ impl Parser<'_> {
         if has_dot {
             let at = span.0;
             attrs.push((
-                "dot_dimension_numbers".to_string(),
+                attr_name::DOT_DIMENSION_NUMBERS.to_string(),
                 Attr {
                     value: AttrValue::Dot(dot),
                     start: at,
@@ -516,7 +520,7 @@ impl Parser<'_> {
         attrs.extend(self.opt_attr_dict()?);
         let (inputs, results) = match self.sig()? {
             Sig::Functional(inputs, results) => (inputs, results),
-            Sig::List(types) => self.expand_list_sig(name, &operands, types)?,
+            Sig::List(types) => self.expand_list_sig(name, opcode, &operands, types)?,
         };
         self.finish_op(
             f,
@@ -535,17 +539,20 @@ impl Parser<'_> {
     fn expand_list_sig(
         &mut self,
         name: &str,
+        opcode: Option<Opcode>,
         operands: &[Value],
         types: Vec<Type>,
     ) -> PResult<(Vec<Type>, Vec<Type>)> {
-        match (name, types.as_slice()) {
-            ("stablehlo.select", [pred, ty]) => {
+        match (opcode, types.as_slice()) {
+            (Some(Opcode::Select), [pred, ty]) => {
                 Ok((vec![pred.clone(), ty.clone(), ty.clone()], vec![ty.clone()]))
             }
-            ("stablehlo.optimization_barrier", _) => Ok((types.clone(), types)),
-            ("stablehlo.iota", [ty]) => Ok((Vec::new(), vec![ty.clone()])),
+            (Some(Opcode::OptimizationBarrier), _) => Ok((types.clone(), types)),
+            (Some(Opcode::Iota), [ty]) => Ok((Vec::new(), vec![ty.clone()])),
             // `stablehlo.complex %re, %im : tensor<4xcomplex<f32>>` names the result type only.
-            ("stablehlo.complex", [Type::Tensor(result)]) if result.element.is_complex() => {
+            (Some(Opcode::Binary(BinaryOp::Complex)), [Type::Tensor(result)])
+                if result.element.is_complex() =>
+            {
                 let part = result
                     .element
                     .complex_part()
@@ -573,7 +580,7 @@ impl Parser<'_> {
         block: BlockId,
         span: (usize, usize),
     ) -> PResult<OpId> {
-        let name = "stablehlo.reduce";
+        let name = Opcode::Reduce.name();
         let mut inputs = Vec::new();
         let mut inits = Vec::new();
         loop {
@@ -592,7 +599,7 @@ impl Parser<'_> {
         let mut applies = None;
         if self.c.eat_ident("applies")? {
             let (inner, start, end) = self.c.ident("as the reduction op")?;
-            let binary = crate::op::BinaryOp::from_name(&inner);
+            let binary = BinaryOp::from_name(&inner);
             let binary = binary.ok_or_else(|| {
                 self.c.error_at(
                     start,
@@ -610,12 +617,13 @@ impl Parser<'_> {
             applies = Some(binary);
         }
         self.c.expect_ident("across", "in `stablehlo.reduce`")?;
-        self.c.expect_ident("dimensions", "after `across`")?;
+        self.c
+            .expect_ident(attr_name::DIMENSIONS, "after `across`")?;
         self.c.expect(Token::Equal, "after `dimensions`")?;
         let at = self.c.here()?;
         let dims = self.c.int_list("after `dimensions =`")?;
         let mut attrs = vec![(
-            "dimensions".to_string(),
+            attr_name::DIMENSIONS.to_string(),
             self.synthesized(AttrValue::I64Array(dims), at),
         )];
         attrs.extend(self.opt_attr_dict()?);
@@ -691,7 +699,7 @@ impl Parser<'_> {
         block: BlockId,
         span: (usize, usize),
     ) -> PResult<OpId> {
-        let name = "stablehlo.while";
+        let name = Opcode::While.name();
         self.c.expect(Token::LParen, "after `stablehlo.while`")?;
         let mut names = Vec::new();
         let mut operands = Vec::new();

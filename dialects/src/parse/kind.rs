@@ -5,12 +5,16 @@ use super::attr::{Attr, AttrValue, dict_to_named};
 use super::cursor::PResult;
 use super::error::ParseError;
 use crate::attr::{
-    ChannelHandle, CollectiveAttrs, ComparisonDirection, ComparisonType, ConvAttrs,
-    CustomCallApiVersion, DotDims, Precision, RngAlgorithm, TensorSharding, WindowAttrs,
+    ChannelHandle, ConvDims, CustomCallApiVersion, DotDims, GatherDims, NamedAttrs, Precision,
+    ScatterDims, TensorSharding,
 };
 use crate::dense::{DenseElements, ElementValue};
-use crate::op::{BinaryOp, OpKind, UnaryOp};
+use crate::op::codec::{AttrReader, EnumAttr};
+use crate::op::{OpKind, Opcode, attr_name};
 use crate::types::{TensorType, Type};
+
+/// The legacy `stablehlo.dot`, read as the `dot_general` it abbreviates.
+pub(crate) const LEGACY_DOT: &str = "stablehlo.dot";
 
 /// What the dialect check says about an op name.
 pub(crate) enum Known {
@@ -20,11 +24,7 @@ pub(crate) enum Known {
 
 /// Whether tpuc models the op `name`; if not, the message and help to show.
 pub(crate) fn known(name: &str) -> Known {
-    if UnaryOp::from_name(name).is_some()
-        || BinaryOp::from_name(name).is_some()
-        || name == "stablehlo.dot"
-        || OpKind::OTHER_NAMES.contains(&name)
-    {
+    if name == LEGACY_DOT || Opcode::from_name(name).is_some() {
         return Known::Yes;
     }
     if name.starts_with("chlo.") {
@@ -60,6 +60,8 @@ pub(crate) struct KindCx<'a> {
     pub op: &'a str,
     pub op_start: usize,
     pub op_end: usize,
+    /// The op's result types, which a constant's value must match.
+    pub results: &'a [Type],
     pub bag: AttrBag,
 }
 
@@ -70,12 +72,7 @@ impl KindCx<'_> {
     }
 
     fn missing(&self, name: &str) -> ParseError {
-        ParseError::at(
-            self.src,
-            self.op_start,
-            self.op_end,
-            format!("`{}` needs the attribute `{name}`", self.op),
-        )
+        self.op_error(format!("`{}` needs the attribute `{name}`", self.op))
     }
 
     fn wrong(&self, name: &str, attr: &Attr, expected: &str) -> ParseError {
@@ -95,18 +92,6 @@ impl KindCx<'_> {
         self.take(name).ok_or_else(|| self.missing(name))
     }
 
-    fn i64_list(&mut self, name: &str) -> PResult<Vec<i64>> {
-        let attr = self.required(name)?;
-        self.as_i64_list(name, &attr)
-    }
-
-    fn opt_i64_list(&mut self, name: &str) -> PResult<Vec<i64>> {
-        match self.take(name) {
-            Some(attr) => self.as_i64_list(name, &attr),
-            None => Ok(Vec::new()),
-        }
-    }
-
     fn as_i64_list(&self, name: &str, attr: &Attr) -> PResult<Vec<i64>> {
         let values = match &attr.value {
             AttrValue::I64Array(values) => Some(values.clone()),
@@ -123,18 +108,6 @@ impl KindCx<'_> {
         values.ok_or_else(|| self.wrong(name, attr, "a list of integers (`array<i64: ...>`)"))
     }
 
-    fn int(&mut self, name: &str) -> PResult<i64> {
-        let attr = self.required(name)?;
-        self.as_int(name, &attr)
-    }
-
-    fn opt_int(&mut self, name: &str, default: i64) -> PResult<i64> {
-        match self.take(name) {
-            Some(attr) => self.as_int(name, &attr),
-            None => Ok(default),
-        }
-    }
-
     fn as_int(&self, name: &str, attr: &Attr) -> PResult<i64> {
         match attr.value {
             AttrValue::Int { value, .. } => i64::try_from(value).ok(),
@@ -143,79 +116,35 @@ impl KindCx<'_> {
         .ok_or_else(|| self.wrong(name, attr, "an integer"))
     }
 
-    fn opt_bool(&mut self, name: &str) -> PResult<bool> {
-        match self.take(name) {
-            None => Ok(false),
-            Some(attr) => match attr.value {
-                AttrValue::Bool(b) => Ok(b),
-                AttrValue::Unit => Ok(true),
-                _ => Err(self.wrong(name, &attr, "`true` or `false`")),
-            },
-        }
-    }
-
-    fn string(&mut self, name: &str) -> PResult<String> {
-        let attr = self.required(name)?;
-        match &attr.value {
-            AttrValue::Str(s) => Ok(s.clone()),
-            _ => Err(self.wrong(name, &attr, "a string")),
-        }
-    }
-
-    fn symbol(&mut self, name: &str) -> PResult<String> {
-        let attr = self.required(name)?;
-        match &attr.value {
-            AttrValue::Symbol(s) => Ok(s.clone()),
-            _ => Err(self.wrong(name, &attr, "a symbol like `@name`")),
-        }
-    }
-
-    fn enum_value(&self, name: &str, attr: &Attr, kind: &str) -> PResult<String> {
-        match &attr.value {
-            AttrValue::Enum { kind: k, value } if k == kind => Ok(value.clone()),
-            _ => Err(self.wrong(name, attr, &format!("`#stablehlo<{kind} ...>`"))),
-        }
-    }
-
-    fn keyword<T>(
-        &self,
-        name: &str,
-        attr: &Attr,
-        kind: &str,
-        parse: fn(&str) -> Option<T>,
-    ) -> PResult<T> {
-        let value = self.enum_value(name, attr, kind)?;
-        parse(&value).ok_or_else(|| {
+    /// The value of the enum attribute `attr`, `#stablehlo<MNEMONIC KEYWORD>`.
+    fn keyword<E: EnumAttr>(&self, name: &str, attr: &Attr) -> PResult<E> {
+        let value = match &attr.value {
+            AttrValue::Enum { kind, value } if kind == E::MNEMONIC => value,
+            _ => {
+                let expected = format!("`#stablehlo<{} ...>`", E::MNEMONIC);
+                return Err(self.wrong(name, attr, &expected));
+            }
+        };
+        E::from_keyword(value).ok_or_else(|| {
             ParseError::at(
                 self.src,
                 attr.start,
                 attr.end,
-                format!("unknown {kind} `{value}`"),
+                format!("unknown {} `{value}`", E::MNEMONIC),
             )
         })
     }
 
-    fn precision(&mut self) -> PResult<Vec<Precision>> {
-        let Some(attr) = self.take("precision_config") else {
+    fn precision_list(&mut self, name: &str) -> PResult<Vec<Precision>> {
+        let Some(attr) = self.take(name) else {
             return Ok(Vec::new());
         };
         let AttrValue::Array(items) = &attr.value else {
-            return Err(self.wrong(
-                "precision_config",
-                &attr,
-                "a list of `#stablehlo<precision ...>`",
-            ));
+            return Err(self.wrong(name, &attr, "a list of `#stablehlo<precision ...>`"));
         };
         items
             .iter()
-            .map(|item| {
-                self.keyword(
-                    "precision_config",
-                    item,
-                    "precision",
-                    Precision::from_keyword,
-                )
-            })
+            .map(|item| self.keyword::<Precision>(name, item))
             .collect()
     }
 
@@ -250,24 +179,97 @@ impl KindCx<'_> {
         })
     }
 
-    fn pairs(&mut self, name: &str) -> PResult<Vec<(i64, i64)>> {
+    fn pair_list(&mut self, name: &str) -> PResult<Vec<(i64, i64)>> {
         let Some(rows) = self.matrix(name)? else {
             return Ok(Vec::new());
         };
         rows.into_iter()
             .map(|row| match row.as_slice() {
                 [a, b] => Ok((*a, *b)),
-                _ => Err(ParseError::at(
-                    self.src,
-                    self.op_start,
-                    self.op_end,
-                    format!("`{name}` of `{}` must hold pairs", self.op),
-                )),
+                _ => Err(self.op_error(format!("`{name}` of `{}` must hold pairs", self.op))),
             })
             .collect()
     }
 
-    fn bool_list(&mut self, name: &str) -> PResult<Vec<bool>> {
+    fn op_error(&self, message: String) -> ParseError {
+        ParseError::at(self.src, self.op_start, self.op_end, message)
+    }
+
+    /// A required attribute that `extract` turns into a value; `expected` describes it.
+    fn required_as<T>(
+        &mut self,
+        name: &str,
+        expected: &str,
+        extract: impl FnOnce(&AttrValue) -> Option<T>,
+    ) -> PResult<T> {
+        let attr = self.required(name)?;
+        extract(&attr.value).ok_or_else(|| self.wrong(name, &attr, expected))
+    }
+
+    /// The op kind of `self.op`.
+    pub(crate) fn build(&mut self, operands: &[Type]) -> PResult<OpKind> {
+        if self.op == LEGACY_DOT {
+            let lhs_rank = operands
+                .first()
+                .and_then(Type::as_tensor)
+                .map_or(1, TensorType::rank);
+            return Ok(OpKind::DotGeneral {
+                dims: DotDims::contracting(lhs_rank as i64 - 1, 0),
+                precision: self.precision_list(attr_name::PRECISION_CONFIG)?,
+            });
+        }
+        let opcode = Opcode::from_name(self.op)
+            .ok_or_else(|| self.op_error(format!("unknown op `{}`", self.op)))?;
+        OpKind::read_attrs(opcode, self)
+    }
+}
+
+impl AttrReader for KindCx<'_> {
+    type Error = ParseError;
+
+    fn int(&mut self, name: &'static str) -> PResult<i64> {
+        let attr = self.required(name)?;
+        self.as_int(name, &attr)
+    }
+
+    fn int_or(&mut self, name: &'static str, default: i64) -> PResult<i64> {
+        match self.take(name) {
+            Some(attr) => self.as_int(name, &attr),
+            None => Ok(default),
+        }
+    }
+
+    fn count(&mut self, name: &'static str) -> PResult<u64> {
+        let value = self.int_or(name, 1)?;
+        u64::try_from(value).map_err(|_| self.op_error(format!("`{name}` must be positive")))
+    }
+
+    fn opt_i32(&mut self, name: &'static str) -> PResult<i32> {
+        let value = self.int_or(name, 0)?;
+        i32::try_from(value)
+            .map_err(|_| self.op_error(format!("`{name}` of `{}` is out of range", self.op)))
+    }
+
+    fn f32(&mut self, name: &'static str) -> PResult<f32> {
+        self.required_as(name, "a float", |value| match value {
+            AttrValue::Float { value, .. } => Some(*value as f32),
+            _ => None,
+        })
+    }
+
+    fn i64_array(&mut self, name: &'static str) -> PResult<Vec<i64>> {
+        let attr = self.required(name)?;
+        self.as_i64_list(name, &attr)
+    }
+
+    fn opt_i64_array(&mut self, name: &'static str) -> PResult<Vec<i64>> {
+        match self.take(name) {
+            Some(attr) => self.as_i64_list(name, &attr),
+            None => Ok(Vec::new()),
+        }
+    }
+
+    fn opt_bool_array(&mut self, name: &'static str) -> PResult<Vec<bool>> {
         let Some(attr) = self.take(name) else {
             return Ok(Vec::new());
         };
@@ -289,382 +291,170 @@ impl KindCx<'_> {
         values.ok_or_else(|| self.wrong(name, &attr, "a list of booleans (`array<i1: ...>`)"))
     }
 
-    fn channel(&mut self) -> PResult<Option<ChannelHandle>> {
-        let Some(attr) = self.take("channel_handle") else {
-            return Ok(None);
-        };
-        match attr.value {
-            AttrValue::Channel(handle) => Ok(Some(handle)),
-            _ => Err(self.wrong("channel_handle", &attr, "`#stablehlo.channel_handle<...>`")),
+    fn flag(&mut self, name: &'static str) -> PResult<bool> {
+        match self.take(name) {
+            None => Ok(false),
+            Some(attr) => match attr.value {
+                AttrValue::Bool(b) => Ok(b),
+                AttrValue::Unit => Ok(true),
+                _ => Err(self.wrong(name, &attr, "`true` or `false`")),
+            },
         }
     }
 
-    fn replica_groups(&mut self) -> PResult<Vec<Vec<i64>>> {
-        let rows = self
-            .matrix("replica_groups")?
-            .ok_or_else(|| self.missing("replica_groups"))?;
+    fn unit_flag(&mut self, name: &'static str) -> PResult<bool> {
+        self.flag(name)
+    }
+
+    fn bool(&mut self, name: &'static str) -> PResult<bool> {
+        self.flag(name)
+    }
+
+    fn enumerant<E: EnumAttr>(&mut self, name: &'static str) -> PResult<E> {
+        let attr = self.required(name)?;
+        self.keyword(name, &attr)
+    }
+
+    fn opt_enumerant<E: EnumAttr>(&mut self, name: &'static str) -> PResult<Option<E>> {
+        match self.take(name) {
+            Some(attr) => self.keyword(name, &attr).map(Some),
+            None => Ok(None),
+        }
+    }
+
+    fn api_version(&mut self, name: &'static str) -> PResult<CustomCallApiVersion> {
+        let version = self.int_or(name, 1)?;
+        CustomCallApiVersion::from_i64(version)
+            .ok_or_else(|| self.op_error(format!("unknown custom_call api_version {version}")))
+    }
+
+    fn constant(&mut self, name: &'static str) -> PResult<DenseElements> {
+        let attr = self.required(name)?;
+        let AttrValue::Dense { ty, data } = &attr.value else {
+            return Err(self.wrong(
+                name,
+                &attr,
+                "a dense elements attribute (`dense<...> : tensor<...>`)",
+            ));
+        };
+        if self.results.len() != 1 || self.results[0] != Type::Tensor(ty.clone()) {
+            return Err(ParseError::at(
+                self.src,
+                attr.start,
+                attr.end,
+                format!(
+                    "type mismatch: the constant's value has type {ty} but the op's result type is {}",
+                    types_text(self.results)
+                ),
+            ));
+        }
+        Ok(data.clone())
+    }
+
+    fn dot_dims(&mut self, name: &'static str) -> PResult<DotDims> {
+        self.required_as(name, "`#stablehlo.dot<...>`", |value| match value {
+            AttrValue::Dot(dims) => Some(dims.clone()),
+            _ => None,
+        })
+    }
+
+    fn gather_dims(&mut self, name: &'static str) -> PResult<GatherDims> {
+        self.required_as(name, "`#stablehlo.gather<...>`", |value| match value {
+            AttrValue::Gather(dims) => Some(dims.clone()),
+            _ => None,
+        })
+    }
+
+    fn scatter_dims(&mut self, name: &'static str) -> PResult<ScatterDims> {
+        self.required_as(name, "`#stablehlo.scatter<...>`", |value| match value {
+            AttrValue::Scatter(dims) => Some(dims.clone()),
+            _ => None,
+        })
+    }
+
+    fn conv_dims(&mut self, name: &'static str) -> PResult<ConvDims> {
+        self.required_as(name, "`#stablehlo.conv<...>`", |value| match value {
+            AttrValue::Conv(dims) => Some(dims.clone()),
+            _ => None,
+        })
+    }
+
+    fn precision(&mut self, name: &'static str) -> PResult<Vec<Precision>> {
+        self.precision_list(name)
+    }
+
+    fn pairs(&mut self, name: &'static str) -> PResult<Vec<(i64, i64)>> {
+        self.pair_list(name)
+    }
+
+    fn opt_pairs(&mut self, name: &'static str) -> PResult<Vec<(i64, i64)>> {
+        self.pair_list(name)
+    }
+
+    /// Rows of device ids; the -1 padding of short rows is dropped.
+    fn replica_groups(&mut self, name: &'static str) -> PResult<Vec<Vec<i64>>> {
+        let rows = self.matrix(name)?.ok_or_else(|| self.missing(name))?;
         Ok(rows
             .into_iter()
             .map(|row| row.into_iter().filter(|&id| id != -1).collect())
             .collect())
     }
 
-    fn collective(&mut self) -> PResult<CollectiveAttrs> {
-        Ok(CollectiveAttrs {
-            replica_groups: self.replica_groups()?,
-            channel: self.channel()?,
-            use_global_device_ids: self.opt_bool("use_global_device_ids")?,
-        })
-    }
-
-    fn conv(&mut self, with_padding: bool) -> PResult<ConvAttrs> {
-        let attr = self.required("dimension_numbers")?;
-        let AttrValue::Conv(dims) = attr.value.clone() else {
-            return Err(self.wrong("dimension_numbers", &attr, "`#stablehlo.conv<...>`"));
+    fn opt_channel(&mut self, name: &'static str) -> PResult<Option<ChannelHandle>> {
+        let Some(attr) = self.take(name) else {
+            return Ok(None);
         };
-        let mut conv = ConvAttrs::new(dims);
-        conv.window_strides = self.opt_i64_list("window_strides")?;
-        if with_padding {
-            conv.padding = self.pairs("padding")?;
+        match attr.value {
+            AttrValue::Channel(handle) => Ok(Some(handle)),
+            _ => Err(self.wrong(name, &attr, "`#stablehlo.channel_handle<...>`")),
         }
-        conv.lhs_dilation = self.opt_i64_list("lhs_dilation")?;
-        conv.rhs_dilation = self.opt_i64_list("rhs_dilation")?;
-        conv.window_reversal = self.bool_list("window_reversal")?;
-        conv.feature_group_count = self.count("feature_group_count")?;
-        conv.batch_group_count = self.count("batch_group_count")?;
-        conv.precision = self.precision()?;
-        Ok(conv)
     }
 
-    fn count(&mut self, name: &str) -> PResult<u64> {
-        let value = self.opt_int(name, 1)?;
-        u64::try_from(value).map_err(|_| {
-            ParseError::at(
-                self.src,
-                self.op_start,
-                self.op_end,
-                format!("`{name}` must be positive"),
-            )
+    fn string(&mut self, name: &'static str) -> PResult<String> {
+        self.required_as(name, "a string", |value| match value {
+            AttrValue::Str(s) => Some(s.clone()),
+            _ => None,
         })
     }
 
-    fn sharding(&mut self) -> PResult<TensorSharding> {
-        let attr = self.required("sharding")?;
-        match attr.value {
-            AttrValue::Sharding(s) => Ok(s),
-            _ => Err(self.wrong("sharding", &attr, "`#sdy.sharding<...>`")),
+    /// A string, or empty when missing; any other value (a typed-FFI dictionary config) is
+    /// not the op's and stays a discardable attribute.
+    fn opt_string(&mut self, name: &'static str) -> PResult<String> {
+        Ok(match self.take(name) {
+            Some(Attr {
+                value: AttrValue::Str(text),
+                ..
+            }) => text,
+            Some(other) => {
+                self.bag.entries.push((name.to_string(), other));
+                String::new()
+            }
+            None => String::new(),
+        })
+    }
+
+    fn symbol(&mut self, name: &'static str) -> PResult<String> {
+        self.required_as(name, "a symbol like `@name`", |value| match value {
+            AttrValue::Symbol(s) => Some(s.clone()),
+            _ => None,
+        })
+    }
+
+    fn opt_dict(&mut self, name: &'static str) -> PResult<NamedAttrs> {
+        match self.take(name) {
+            Some(Attr {
+                value: AttrValue::Dict(entries),
+                ..
+            }) => Ok(dict_to_named(&entries, self.src)),
+            Some(attr) => Err(self.wrong(name, &attr, "a dictionary")),
+            None => Ok(NamedAttrs::default()),
         }
     }
 
-    /// The op kind of `self.op` with `results` as its result types.
-    pub(crate) fn build(&mut self, operands: &[Type], results: &[Type]) -> PResult<OpKind> {
-        let op = self.op;
-        if let Some(unary) = UnaryOp::from_name(op) {
-            return Ok(OpKind::Unary(unary));
-        }
-        if let Some(binary) = BinaryOp::from_name(op) {
-            return Ok(OpKind::Binary(binary));
-        }
-        Ok(match op {
-            "stablehlo.compare" => {
-                let attr = self.required("comparison_direction")?;
-                let direction = self.keyword(
-                    "comparison_direction",
-                    &attr,
-                    "comparison_direction",
-                    ComparisonDirection::from_keyword,
-                )?;
-                let compare_type = match self.take("compare_type") {
-                    Some(attr) => Some(self.keyword(
-                        "compare_type",
-                        &attr,
-                        "comparison_type",
-                        ComparisonType::from_keyword,
-                    )?),
-                    None => None,
-                };
-                OpKind::Compare {
-                    direction,
-                    compare_type,
-                }
-            }
-            "stablehlo.select" => OpKind::Select,
-            "stablehlo.clamp" => OpKind::Clamp,
-            "stablehlo.convert" => OpKind::Convert,
-            "stablehlo.bitcast_convert" => OpKind::BitcastConvert,
-            "stablehlo.constant" => {
-                let attr = self.required("value")?;
-                let AttrValue::Dense { ty, data } = &attr.value else {
-                    return Err(self.wrong(
-                        "value",
-                        &attr,
-                        "a dense elements attribute (`dense<...> : tensor<...>`)",
-                    ));
-                };
-                if results.len() != 1 || results[0] != Type::Tensor(ty.clone()) {
-                    return Err(ParseError::at(
-                        self.src,
-                        attr.start,
-                        attr.end,
-                        format!(
-                            "type mismatch: the constant's value has type {ty} but the op's result type is {}",
-                            types_text(results)
-                        ),
-                    ));
-                }
-                OpKind::Constant(data.clone())
-            }
-            "stablehlo.iota" => OpKind::Iota {
-                dimension: self.int("iota_dimension")?,
-            },
-            "stablehlo.broadcast_in_dim" => OpKind::BroadcastInDim {
-                dims: self.i64_list("broadcast_dimensions")?,
-            },
-            "stablehlo.reshape" => OpKind::Reshape,
-            "stablehlo.transpose" => OpKind::Transpose {
-                permutation: self.i64_list("permutation")?,
-            },
-            "stablehlo.slice" => OpKind::Slice {
-                start: self.i64_list("start_indices")?,
-                limit: self.i64_list("limit_indices")?,
-                strides: self.i64_list("strides")?,
-            },
-            "stablehlo.dynamic_slice" => OpKind::DynamicSlice {
-                sizes: self.i64_list("slice_sizes")?,
-            },
-            "stablehlo.dynamic_update_slice" => OpKind::DynamicUpdateSlice,
-            "stablehlo.concatenate" => OpKind::Concatenate {
-                dimension: self.int("dimension")?,
-            },
-            "stablehlo.pad" => OpKind::Pad {
-                low: self.i64_list("edge_padding_low")?,
-                high: self.i64_list("edge_padding_high")?,
-                interior: self.i64_list("interior_padding")?,
-            },
-            "stablehlo.reverse" => OpKind::Reverse {
-                dims: self.i64_list("dimensions")?,
-            },
-            "stablehlo.gather" | "stablehlo.dynamic_gather" => {
-                let attr = self.required("dimension_numbers")?;
-                let AttrValue::Gather(dims) = attr.value.clone() else {
-                    return Err(self.wrong("dimension_numbers", &attr, "`#stablehlo.gather<...>`"));
-                };
-                if op == "stablehlo.gather" {
-                    OpKind::Gather {
-                        dims,
-                        slice_sizes: self.i64_list("slice_sizes")?,
-                        indices_are_sorted: self.opt_bool("indices_are_sorted")?,
-                    }
-                } else {
-                    OpKind::DynamicGather {
-                        dims,
-                        indices_are_sorted: self.opt_bool("indices_are_sorted")?,
-                    }
-                }
-            }
-            "stablehlo.scatter" => {
-                let attr = self.required("scatter_dimension_numbers")?;
-                let AttrValue::Scatter(dims) = attr.value.clone() else {
-                    return Err(self.wrong(
-                        "scatter_dimension_numbers",
-                        &attr,
-                        "`#stablehlo.scatter<...>`",
-                    ));
-                };
-                OpKind::Scatter {
-                    dims,
-                    indices_are_sorted: self.opt_bool("indices_are_sorted")?,
-                    unique_indices: self.opt_bool("unique_indices")?,
-                }
-            }
-            "stablehlo.dot_general" => {
-                let attr = self.required("dot_dimension_numbers")?;
-                let AttrValue::Dot(dims) = attr.value.clone() else {
-                    return Err(self.wrong(
-                        "dot_dimension_numbers",
-                        &attr,
-                        "`#stablehlo.dot<...>`",
-                    ));
-                };
-                OpKind::DotGeneral {
-                    dims,
-                    precision: self.precision()?,
-                }
-            }
-            "stablehlo.dot" => {
-                let lhs_rank = operands
-                    .first()
-                    .and_then(Type::as_tensor)
-                    .map_or(1, TensorType::rank);
-                OpKind::DotGeneral {
-                    dims: DotDims::contracting(lhs_rank as i64 - 1, 0),
-                    precision: self.precision()?,
-                }
-            }
-            "stablehlo.convolution" => OpKind::Convolution(Box::new(self.conv(true)?)),
-            "stablehlo.dynamic_conv" => OpKind::DynamicConv(Box::new(self.conv(false)?)),
-            "stablehlo.reduce" => OpKind::Reduce {
-                dimensions: self.i64_list("dimensions")?,
-            },
-            "stablehlo.reduce_window" => OpKind::ReduceWindow(Box::new(WindowAttrs {
-                window_dimensions: self.i64_list("window_dimensions")?,
-                window_strides: self.opt_i64_list("window_strides")?,
-                base_dilations: self.opt_i64_list("base_dilations")?,
-                window_dilations: self.opt_i64_list("window_dilations")?,
-                padding: self.pairs("padding")?,
-            })),
-            "stablehlo.select_and_scatter" => OpKind::SelectAndScatter {
-                window_dimensions: self.i64_list("window_dimensions")?,
-                window_strides: self.opt_i64_list("window_strides")?,
-                padding: self.pairs("padding")?,
-            },
-            "stablehlo.sort" => OpKind::Sort {
-                dimension: self.opt_int("dimension", -1)?,
-                is_stable: self.opt_bool("is_stable")?,
-            },
-            "stablehlo.while" => OpKind::While,
-            "stablehlo.case" => OpKind::Case,
-            "stablehlo.if" => OpKind::If,
-            "stablehlo.composite" => {
-                let name = self.string("name")?;
-                let attributes = match self.take("composite_attributes") {
-                    Some(Attr {
-                        value: AttrValue::Dict(entries),
-                        ..
-                    }) => dict_to_named(&entries, self.src),
-                    Some(attr) => {
-                        return Err(self.wrong("composite_attributes", &attr, "a dictionary"));
-                    }
-                    None => Default::default(),
-                };
-                let decomposition = self.symbol("decomposition")?;
-                let version = self.opt_int("version", 0)?;
-                let version = i32::try_from(version).map_err(|_| {
-                    ParseError::at(
-                        self.src,
-                        self.op_start,
-                        self.op_end,
-                        "composite `version` is out of range",
-                    )
-                })?;
-                OpKind::Composite {
-                    name,
-                    attributes,
-                    decomposition,
-                    version,
-                }
-            }
-            "stablehlo.custom_call" => {
-                let target = self.string("call_target_name")?;
-                let backend_config = match self.take("backend_config") {
-                    Some(Attr {
-                        value: AttrValue::Str(text),
-                        ..
-                    }) => text,
-                    Some(other) => {
-                        // A dictionary config (typed FFI) stays a discardable attribute.
-                        self.bag.entries.push(("backend_config".to_string(), other));
-                        String::new()
-                    }
-                    None => String::new(),
-                };
-                let has_side_effect = self.opt_bool("has_side_effect")?;
-                let version = self.opt_int("api_version", 1)?;
-                let api_version = CustomCallApiVersion::from_i64(version).ok_or_else(|| {
-                    ParseError::at(
-                        self.src,
-                        self.op_start,
-                        self.op_end,
-                        format!("unknown custom_call api_version {version}"),
-                    )
-                })?;
-                OpKind::CustomCall {
-                    target,
-                    backend_config,
-                    has_side_effect,
-                    api_version,
-                }
-            }
-            "stablehlo.optimization_barrier" => OpKind::OptimizationBarrier,
-            "stablehlo.batch_norm_inference" | "stablehlo.batch_norm_training" => {
-                let attr = self.required("epsilon")?;
-                let epsilon = match attr.value {
-                    AttrValue::Float { value, .. } => value as f32,
-                    _ => return Err(self.wrong("epsilon", &attr, "a float")),
-                };
-                let feature_index = self.int("feature_index")?;
-                if op == "stablehlo.batch_norm_inference" {
-                    OpKind::BatchNormInference {
-                        epsilon,
-                        feature_index,
-                    }
-                } else {
-                    OpKind::BatchNormTraining {
-                        epsilon,
-                        feature_index,
-                    }
-                }
-            }
-            "stablehlo.rng_bit_generator" => {
-                let attr = self.required("rng_algorithm")?;
-                OpKind::RngBitGenerator {
-                    algorithm: self.keyword(
-                        "rng_algorithm",
-                        &attr,
-                        "rng_algorithm",
-                        RngAlgorithm::from_keyword,
-                    )?,
-                }
-            }
-            "stablehlo.all_reduce" => OpKind::AllReduce(self.collective()?),
-            "stablehlo.all_gather" => OpKind::AllGather {
-                dimension: self.int("all_gather_dim")?,
-                collective: self.collective()?,
-            },
-            "stablehlo.reduce_scatter" => OpKind::ReduceScatter {
-                dimension: self.int("scatter_dimension")?,
-                collective: self.collective()?,
-            },
-            "stablehlo.all_to_all" => OpKind::AllToAll {
-                split_dimension: self.int("split_dimension")?,
-                concat_dimension: self.int("concat_dimension")?,
-                split_count: self.int("split_count")?,
-                replica_groups: self.replica_groups()?,
-                channel: self.channel()?,
-            },
-            "stablehlo.collective_permute" => OpKind::CollectivePermute {
-                source_target_pairs: self.pairs("source_target_pairs")?,
-                channel: self.channel()?,
-            },
-            "stablehlo.replica_id" => OpKind::ReplicaId,
-            "stablehlo.partition_id" => OpKind::PartitionId,
-            "stablehlo.dynamic_broadcast_in_dim" => OpKind::DynamicBroadcastInDim {
-                dims: self.i64_list("broadcast_dimensions")?,
-                known_expanding: self.opt_i64_list("known_expanding_dimensions")?,
-                known_nonexpanding: self.opt_i64_list("known_nonexpanding_dimensions")?,
-            },
-            "stablehlo.dynamic_reshape" => OpKind::DynamicReshape,
-            "stablehlo.dynamic_iota" => OpKind::DynamicIota {
-                dimension: self.int("iota_dimension")?,
-            },
-            "stablehlo.get_dimension_size" => OpKind::GetDimensionSize {
-                dimension: self.int("dimension")?,
-            },
-            "stablehlo.dynamic_pad" => OpKind::DynamicPad,
-            "stablehlo.return" => OpKind::RegionReturn,
-            "func.return" => OpKind::Return,
-            "func.call" => OpKind::Call {
-                callee: self.symbol("callee")?,
-            },
-            "sdy.sharding_constraint" => OpKind::ShardingConstraint(self.sharding()?),
-            _ => {
-                return Err(ParseError::at(
-                    self.src,
-                    self.op_start,
-                    self.op_end,
-                    format!("unknown op `{op}`"),
-                ));
-            }
+    fn sharding(&mut self, name: &'static str) -> PResult<TensorSharding> {
+        self.required_as(name, "`#sdy.sharding<...>`", |value| match value {
+            AttrValue::Sharding(s) => Some(s.clone()),
+            _ => None,
         })
     }
 }

@@ -10,6 +10,7 @@ use super::spans::OpSpans;
 use crate::attr::{Mesh, NamedAttrs};
 use crate::function::{Function, Visibility};
 use crate::module::Module;
+use crate::op::{FUNCTION_OP, MESH_OP};
 use crate::types::Type;
 
 pub(crate) fn parse(src: &str) -> PResult<(Module, OpSpans)> {
@@ -46,7 +47,7 @@ pub(crate) fn parse(src: &str) -> PResult<(Module, OpSpans)> {
             }
             Token::Ident(word) if word == "module" => module = Some(pretty_module(&mut p)?),
             Token::Str(word) if word == "builtin.module" => module = Some(generic_module(&mut p)?),
-            Token::Ident(word) | Token::Str(word) if word == "func.func" || word == "sdy.mesh" => {
+            Token::Ident(word) | Token::Str(word) if word == FUNCTION_OP || word == MESH_OP => {
                 let mut implicit = Module::new();
                 while !matches!(p.c.peek()?, Token::Eof | Token::Hash(_)) {
                     item(&mut p, &mut implicit)?;
@@ -175,9 +176,9 @@ fn module_attrs(
 fn item(p: &mut Parser<'_>, module: &mut Module) -> PResult<()> {
     let token = p.c.peek_spanned()?.clone();
     match &token.token {
-        Token::Ident(word) if word == "func.func" => pretty_function(p, module),
-        Token::Str(word) if word == "func.func" => generic_function(p, module),
-        Token::Ident(word) if word == "sdy.mesh" => {
+        Token::Ident(word) if word == FUNCTION_OP => pretty_function(p, module),
+        Token::Str(word) if word == FUNCTION_OP => generic_function(p, module),
+        Token::Ident(word) if word == MESH_OP => {
             p.c.next()?;
             let (name, _, _) = p.c.symbol("as the mesh name")?;
             p.c.expect(Token::Equal, "after the mesh name")?;
@@ -190,9 +191,9 @@ fn item(p: &mut Parser<'_>, module: &mut Module) -> PResult<()> {
             module.meshes.push(Mesh { name, axes });
             Ok(())
         }
-        Token::Str(word) if word == "sdy.mesh" => {
+        Token::Str(word) if word == MESH_OP => {
             p.c.next()?;
-            empty_operands(p, "sdy.mesh")?;
+            empty_operands(p, MESH_OP)?;
             p.c.expect(Token::Less, "before the mesh properties")?;
             let mut name = None;
             let mut axes = None;
@@ -210,7 +211,7 @@ fn item(p: &mut Parser<'_>, module: &mut Module) -> PResult<()> {
                 }
             }
             p.c.expect(Token::Greater, "after the mesh properties")?;
-            unit_type(p, "sdy.mesh")?;
+            unit_type(p, MESH_OP)?;
             if let Some(loc) = p.c.opt_loc()? {
                 p.pending.push((LocTarget::Discard, loc));
             }
@@ -360,7 +361,7 @@ fn pretty_function(p: &mut Parser<'_>, module: &mut Module) -> PResult<()> {
 /// `"func.func"() <{function_type = .., sym_name = .., ..}> ({ ^bb0(..): .. }) : () -> ()`
 fn generic_function(p: &mut Parser<'_>, module: &mut Module) -> PResult<()> {
     let token = p.c.next()?;
-    empty_operands(p, "func.func")?;
+    empty_operands(p, FUNCTION_OP)?;
     p.c.expect(Token::Less, "before the function properties")?;
     let props = p.c.attr_dict()?;
     p.c.expect(Token::Greater, "after the function properties")?;
@@ -444,7 +445,7 @@ fn generic_function(p: &mut Parser<'_>, module: &mut Module) -> PResult<()> {
         }
     }
     function.attrs = attrs;
-    unit_type(p, "func.func")?;
+    unit_type(p, FUNCTION_OP)?;
     if let Some(loc) = p.c.opt_loc()? {
         p.pending.push((LocTarget::Function(p.func_index), loc));
     }

@@ -383,9 +383,10 @@ impl<'s> Parser<'s> {
             op: name,
             op_start: start,
             op_end: end,
+            results: &results,
             bag: AttrBag { entries: attrs },
         };
-        let kind = cx.build(&inputs, &results)?;
+        let kind = cx.build(&inputs)?;
         let attrs = dict_to_named(&cx.bag.entries, self.src());
         Ok(f.append_op(
             block,

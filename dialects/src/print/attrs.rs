@@ -1,24 +1,187 @@
-//! The inherent attributes of each op, as `(name, MLIR text)` in the generic form.
+//! The inherent attributes of each op, as `(name, MLIR text)` in the generic form: the MLIR
+//! spelling of each attribute kind of the op table.
 
 use super::syntax::{
-    bool_array, dense, dict, float_value, i64_array, i64_list, i64_matrix, pairs_matrix, string,
-    symbol,
+    self, bool_array, dense, dict, float_value, i64_array, i64_list, i64_matrix, pairs_matrix,
+    string, symbol,
 };
 use crate::attr::{
-    ChannelHandle, CollectiveAttrs, ConvAttrs, ConvDims, DotDims, GatherDims, Precision,
-    ScatterDims,
+    ChannelHandle, ConvDims, CustomCallApiVersion, DotDims, GatherDims, NamedAttrs, Precision,
+    ScatterDims, TensorSharding,
 };
+use crate::dense::DenseElements;
 use crate::op::OpKind;
+use crate::op::codec::{AttrWriter, EnumAttr};
 use crate::types::{ElementType, Type};
 
 type Entries = Vec<(String, String)>;
 
-fn push(entries: &mut Entries, name: &str, value: String) {
-    entries.push((name.to_string(), value));
+/// The op's inherent attributes; `results` gives the constant's type.
+pub(super) fn inherent(kind: &OpKind, results: &[Type]) -> Entries {
+    let mut writer = Inherent {
+        results,
+        entries: Entries::new(),
+    };
+    kind.write_attrs(&mut writer);
+    writer.entries
+}
+
+struct Inherent<'a> {
+    results: &'a [Type],
+    entries: Entries,
+}
+
+impl Inherent<'_> {
+    fn push(&mut self, name: &str, value: String) {
+        self.entries.push((name.to_string(), value));
+    }
+
+    fn push_if(&mut self, present: bool, name: &str, value: impl FnOnce() -> String) {
+        if present {
+            self.push(name, value());
+        }
+    }
 }
 
 fn i64_attr(value: i64) -> String {
     format!("{value} : i64")
+}
+
+fn enum_attr<E: EnumAttr>(value: E) -> String {
+    format!("#stablehlo<{} {}>", E::MNEMONIC, value.keyword())
+}
+
+impl AttrWriter for Inherent<'_> {
+    fn int(&mut self, name: &'static str, value: &i64) {
+        self.push(name, i64_attr(*value));
+    }
+
+    fn int_or(&mut self, name: &'static str, value: &i64, _default: i64) {
+        self.push(name, i64_attr(*value));
+    }
+
+    fn count(&mut self, name: &'static str, value: &u64) {
+        self.push(name, i64_attr(*value as i64));
+    }
+
+    fn opt_i32(&mut self, name: &'static str, value: &i32) {
+        self.push_if(*value != 0, name, || format!("{value} : i32"));
+    }
+
+    fn f32(&mut self, name: &'static str, value: &f32) {
+        let text = float_value(ElementType::F32, f64::from(*value));
+        self.push(name, format!("{text} : f32"));
+    }
+
+    fn i64_array(&mut self, name: &'static str, value: &[i64]) {
+        self.push(name, i64_array(value));
+    }
+
+    fn opt_i64_array(&mut self, name: &'static str, value: &[i64]) {
+        self.push_if(!value.is_empty(), name, || i64_array(value));
+    }
+
+    fn opt_bool_array(&mut self, name: &'static str, value: &[bool]) {
+        self.push_if(!value.is_empty(), name, || bool_array(value));
+    }
+
+    fn flag(&mut self, name: &'static str, value: &bool) {
+        self.push_if(*value, name, || "true".to_string());
+    }
+
+    fn unit_flag(&mut self, name: &'static str, value: &bool) {
+        self.push_if(*value, name, || "unit".to_string());
+    }
+
+    fn bool(&mut self, name: &'static str, value: &bool) {
+        self.push(name, value.to_string());
+    }
+
+    fn enumerant<E: EnumAttr>(&mut self, name: &'static str, value: &E) {
+        self.push(name, enum_attr(*value));
+    }
+
+    fn opt_enumerant<E: EnumAttr>(&mut self, name: &'static str, value: &Option<E>) {
+        if let Some(value) = value {
+            self.push(name, enum_attr(*value));
+        }
+    }
+
+    fn api_version(&mut self, name: &'static str, value: &CustomCallApiVersion) {
+        self.push_if(*value != CustomCallApiVersion::Original, name, || {
+            format!("{} : i32", *value as i32)
+        });
+    }
+
+    fn constant(&mut self, name: &'static str, value: &DenseElements) {
+        if let Some(ty) = self.results.first().and_then(Type::as_tensor) {
+            self.push(name, format!("{} : {ty}", dense(ty, value)));
+        }
+    }
+
+    fn dot_dims(&mut self, name: &'static str, value: &DotDims) {
+        self.push(name, dot_dims(value));
+    }
+
+    fn gather_dims(&mut self, name: &'static str, value: &GatherDims) {
+        self.push(name, gather_dims(value));
+    }
+
+    fn scatter_dims(&mut self, name: &'static str, value: &ScatterDims) {
+        self.push(name, scatter_dims(value));
+    }
+
+    fn conv_dims(&mut self, name: &'static str, value: &ConvDims) {
+        self.push(name, conv_dims(value));
+    }
+
+    fn precision(&mut self, name: &'static str, value: &[Precision]) {
+        self.push_if(!value.is_empty(), name, || precision(value));
+    }
+
+    fn pairs(&mut self, name: &'static str, value: &[(i64, i64)]) {
+        self.push(name, pairs_matrix(value));
+    }
+
+    fn opt_pairs(&mut self, name: &'static str, value: &[(i64, i64)]) {
+        self.push_if(!value.is_empty(), name, || pairs_matrix(value));
+    }
+
+    fn replica_groups(&mut self, name: &'static str, value: &[Vec<i64>]) {
+        self.push(name, i64_matrix(value));
+    }
+
+    fn opt_channel(&mut self, name: &'static str, value: &Option<ChannelHandle>) {
+        if let Some(handle) = value {
+            self.push(name, channel(handle));
+        }
+    }
+
+    fn string(&mut self, name: &'static str, value: &str) {
+        self.push(name, string(value));
+    }
+
+    fn opt_string(&mut self, name: &'static str, value: &str) {
+        self.push_if(!value.is_empty(), name, || string(value));
+    }
+
+    fn symbol(&mut self, name: &'static str, value: &str) {
+        self.push(name, symbol(value));
+    }
+
+    fn opt_dict(&mut self, name: &'static str, value: &NamedAttrs) {
+        self.push_if(!value.is_empty(), name, || {
+            dict(
+                value
+                    .iter()
+                    .map(|(n, v)| (syntax::attr_name(n), syntax::attribute(v))),
+            )
+        });
+    }
+
+    fn sharding(&mut self, name: &'static str, value: &TensorSharding) {
+        self.push(name, syntax::sharding(value));
+    }
 }
 
 pub(super) fn precision(values: &[Precision]) -> String {
@@ -154,334 +317,9 @@ fn conv_dims(d: &ConvDims) -> String {
     }
 }
 
-pub(super) fn padding(pairs: &[(i64, i64)]) -> String {
-    pairs_matrix(pairs)
-}
-
-fn conv(entries: &mut Entries, attrs: &ConvAttrs, with_padding: bool) {
-    push(entries, "dimension_numbers", conv_dims(&attrs.dims));
-    if !attrs.window_strides.is_empty() {
-        push(entries, "window_strides", i64_array(&attrs.window_strides));
-    }
-    if with_padding && !attrs.padding.is_empty() {
-        push(entries, "padding", padding(&attrs.padding));
-    }
-    if !attrs.lhs_dilation.is_empty() {
-        push(entries, "lhs_dilation", i64_array(&attrs.lhs_dilation));
-    }
-    if !attrs.rhs_dilation.is_empty() {
-        push(entries, "rhs_dilation", i64_array(&attrs.rhs_dilation));
-    }
-    if !attrs.window_reversal.is_empty() {
-        push(
-            entries,
-            "window_reversal",
-            bool_array(&attrs.window_reversal),
-        );
-    }
-    push(
-        entries,
-        "feature_group_count",
-        i64_attr(attrs.feature_group_count as i64),
-    );
-    push(
-        entries,
-        "batch_group_count",
-        i64_attr(attrs.batch_group_count as i64),
-    );
-    if !attrs.precision.is_empty() {
-        push(entries, "precision_config", precision(&attrs.precision));
-    }
-}
-
 pub(super) fn channel(handle: &ChannelHandle) -> String {
     format!(
         "#stablehlo.channel_handle<handle = {}, type = {}>",
         handle.handle, handle.kind
     )
-}
-
-fn collective(entries: &mut Entries, c: &CollectiveAttrs) {
-    push(entries, "replica_groups", i64_matrix(&c.replica_groups));
-    if let Some(handle) = &c.channel {
-        push(entries, "channel_handle", channel(handle));
-    }
-    if c.use_global_device_ids {
-        push(entries, "use_global_device_ids", "unit".to_string());
-    }
-}
-
-/// The op's inherent attributes; `results` gives the constant's type.
-pub(super) fn inherent(kind: &OpKind, results: &[Type]) -> Entries {
-    let mut e = Entries::new();
-    match kind {
-        OpKind::Compare {
-            direction,
-            compare_type,
-        } => {
-            push(
-                &mut e,
-                "comparison_direction",
-                format!("#stablehlo<comparison_direction {}>", direction.keyword()),
-            );
-            if let Some(t) = compare_type {
-                push(
-                    &mut e,
-                    "compare_type",
-                    format!("#stablehlo<comparison_type {}>", t.keyword()),
-                );
-            }
-        }
-        OpKind::Constant(data) => {
-            if let Some(ty) = results.first().and_then(Type::as_tensor) {
-                push(&mut e, "value", format!("{} : {ty}", dense(ty, data)));
-            }
-        }
-        OpKind::Iota { dimension } | OpKind::DynamicIota { dimension } => {
-            push(&mut e, "iota_dimension", i64_attr(*dimension));
-        }
-        OpKind::BroadcastInDim { dims } => push(&mut e, "broadcast_dimensions", i64_array(dims)),
-        OpKind::Transpose { permutation } => push(&mut e, "permutation", i64_array(permutation)),
-        OpKind::Slice {
-            start,
-            limit,
-            strides,
-        } => {
-            push(&mut e, "start_indices", i64_array(start));
-            push(&mut e, "limit_indices", i64_array(limit));
-            push(&mut e, "strides", i64_array(strides));
-        }
-        OpKind::DynamicSlice { sizes } => push(&mut e, "slice_sizes", i64_array(sizes)),
-        OpKind::Concatenate { dimension } | OpKind::GetDimensionSize { dimension } => {
-            push(&mut e, "dimension", i64_attr(*dimension));
-        }
-        OpKind::Pad {
-            low,
-            high,
-            interior,
-        } => {
-            push(&mut e, "edge_padding_low", i64_array(low));
-            push(&mut e, "edge_padding_high", i64_array(high));
-            push(&mut e, "interior_padding", i64_array(interior));
-        }
-        OpKind::Reverse { dims } => push(&mut e, "dimensions", i64_array(dims)),
-        OpKind::Gather {
-            dims,
-            slice_sizes,
-            indices_are_sorted,
-        } => {
-            push(&mut e, "dimension_numbers", gather_dims(dims));
-            push(&mut e, "slice_sizes", i64_array(slice_sizes));
-            if *indices_are_sorted {
-                push(&mut e, "indices_are_sorted", "true".into());
-            }
-        }
-        OpKind::DynamicGather {
-            dims,
-            indices_are_sorted,
-        } => {
-            push(&mut e, "dimension_numbers", gather_dims(dims));
-            if *indices_are_sorted {
-                push(&mut e, "indices_are_sorted", "true".into());
-            }
-        }
-        OpKind::Scatter {
-            dims,
-            indices_are_sorted,
-            unique_indices,
-        } => {
-            push(&mut e, "scatter_dimension_numbers", scatter_dims(dims));
-            if *indices_are_sorted {
-                push(&mut e, "indices_are_sorted", "true".into());
-            }
-            if *unique_indices {
-                push(&mut e, "unique_indices", "true".into());
-            }
-        }
-        OpKind::DotGeneral { dims, precision: p } => {
-            push(&mut e, "dot_dimension_numbers", dot_dims(dims));
-            if !p.is_empty() {
-                push(&mut e, "precision_config", precision(p));
-            }
-        }
-        OpKind::Convolution(attrs) => conv(&mut e, attrs, true),
-        OpKind::DynamicConv(attrs) => conv(&mut e, attrs, false),
-        OpKind::Reduce { dimensions } => push(&mut e, "dimensions", i64_array(dimensions)),
-        OpKind::ReduceWindow(w) => {
-            push(&mut e, "window_dimensions", i64_array(&w.window_dimensions));
-            if !w.window_strides.is_empty() {
-                push(&mut e, "window_strides", i64_array(&w.window_strides));
-            }
-            if !w.base_dilations.is_empty() {
-                push(&mut e, "base_dilations", i64_array(&w.base_dilations));
-            }
-            if !w.window_dilations.is_empty() {
-                push(&mut e, "window_dilations", i64_array(&w.window_dilations));
-            }
-            if !w.padding.is_empty() {
-                push(&mut e, "padding", padding(&w.padding));
-            }
-        }
-        OpKind::SelectAndScatter {
-            window_dimensions,
-            window_strides,
-            padding: pad,
-        } => {
-            push(&mut e, "window_dimensions", i64_array(window_dimensions));
-            if !window_strides.is_empty() {
-                push(&mut e, "window_strides", i64_array(window_strides));
-            }
-            if !pad.is_empty() {
-                push(&mut e, "padding", padding(pad));
-            }
-        }
-        OpKind::Sort {
-            dimension,
-            is_stable,
-        } => {
-            push(&mut e, "dimension", i64_attr(*dimension));
-            push(&mut e, "is_stable", is_stable.to_string());
-        }
-        OpKind::Composite {
-            name,
-            attributes,
-            decomposition,
-            version,
-        } => {
-            push(&mut e, "name", string(name));
-            if !attributes.is_empty() {
-                let entries = attributes
-                    .iter()
-                    .map(|(n, v)| (super::syntax::attr_name(n), super::syntax::attribute(v)));
-                push(&mut e, "composite_attributes", dict(entries));
-            }
-            push(&mut e, "decomposition", symbol(decomposition));
-            if *version != 0 {
-                push(&mut e, "version", format!("{version} : i32"));
-            }
-        }
-        OpKind::CustomCall {
-            target,
-            backend_config,
-            has_side_effect,
-            api_version,
-        } => {
-            push(&mut e, "call_target_name", string(target));
-            if !backend_config.is_empty() {
-                push(&mut e, "backend_config", string(backend_config));
-            }
-            if *has_side_effect {
-                push(&mut e, "has_side_effect", "true".into());
-            }
-            if *api_version != crate::attr::CustomCallApiVersion::Original {
-                push(
-                    &mut e,
-                    "api_version",
-                    format!("{} : i32", *api_version as i32),
-                );
-            }
-        }
-        OpKind::BatchNormInference {
-            epsilon,
-            feature_index,
-        }
-        | OpKind::BatchNormTraining {
-            epsilon,
-            feature_index,
-        } => {
-            let eps = float_value(ElementType::F32, f64::from(*epsilon));
-            push(&mut e, "epsilon", format!("{eps} : f32"));
-            push(&mut e, "feature_index", i64_attr(*feature_index));
-        }
-        OpKind::RngBitGenerator { algorithm } => push(
-            &mut e,
-            "rng_algorithm",
-            format!("#stablehlo<rng_algorithm {}>", algorithm.keyword()),
-        ),
-        OpKind::AllReduce(c) => collective(&mut e, c),
-        OpKind::AllGather {
-            dimension,
-            collective: c,
-        } => {
-            push(&mut e, "all_gather_dim", i64_attr(*dimension));
-            collective(&mut e, c);
-        }
-        OpKind::ReduceScatter {
-            dimension,
-            collective: c,
-        } => {
-            push(&mut e, "scatter_dimension", i64_attr(*dimension));
-            collective(&mut e, c);
-        }
-        OpKind::AllToAll {
-            split_dimension,
-            concat_dimension,
-            split_count,
-            replica_groups,
-            channel: handle,
-        } => {
-            push(&mut e, "split_dimension", i64_attr(*split_dimension));
-            push(&mut e, "concat_dimension", i64_attr(*concat_dimension));
-            push(&mut e, "split_count", i64_attr(*split_count));
-            push(&mut e, "replica_groups", i64_matrix(replica_groups));
-            if let Some(handle) = handle {
-                push(&mut e, "channel_handle", channel(handle));
-            }
-        }
-        OpKind::CollectivePermute {
-            source_target_pairs,
-            channel: handle,
-        } => {
-            push(
-                &mut e,
-                "source_target_pairs",
-                pairs_matrix(source_target_pairs),
-            );
-            if let Some(handle) = handle {
-                push(&mut e, "channel_handle", channel(handle));
-            }
-        }
-        OpKind::DynamicBroadcastInDim {
-            dims,
-            known_expanding,
-            known_nonexpanding,
-        } => {
-            push(&mut e, "broadcast_dimensions", i64_array(dims));
-            if !known_expanding.is_empty() {
-                push(
-                    &mut e,
-                    "known_expanding_dimensions",
-                    i64_array(known_expanding),
-                );
-            }
-            if !known_nonexpanding.is_empty() {
-                push(
-                    &mut e,
-                    "known_nonexpanding_dimensions",
-                    i64_array(known_nonexpanding),
-                );
-            }
-        }
-        OpKind::Call { callee } => push(&mut e, "callee", symbol(callee)),
-        OpKind::ShardingConstraint(s) => push(&mut e, "sharding", super::syntax::sharding(s)),
-        OpKind::Unary(_)
-        | OpKind::Binary(_)
-        | OpKind::Select
-        | OpKind::Clamp
-        | OpKind::Convert
-        | OpKind::BitcastConvert
-        | OpKind::Reshape
-        | OpKind::DynamicUpdateSlice
-        | OpKind::While
-        | OpKind::Case
-        | OpKind::If
-        | OpKind::OptimizationBarrier
-        | OpKind::ReplicaId
-        | OpKind::PartitionId
-        | OpKind::DynamicReshape
-        | OpKind::DynamicPad
-        | OpKind::Return
-        | OpKind::RegionReturn => {}
-    }
-    e
 }

@@ -12,6 +12,7 @@ use std::fmt::Write;
 use crate::function::{BlockId, Function, OpId, RegionId};
 use crate::location::Location;
 use crate::module::Module;
+use crate::op::{FUNCTION_OP, MESH_OP};
 use names::Names;
 
 /// How locations are printed.
@@ -110,7 +111,7 @@ impl<'o> Printer<'o> {
         for mesh in &module.meshes {
             let _ = writeln!(
                 self.out,
-                "  sdy.mesh {} = {}",
+                "  {MESH_OP} {} = {}",
                 syntax::symbol(&mesh.name),
                 syntax::mesh_body(mesh)
             );
@@ -135,7 +136,7 @@ impl<'o> Printer<'o> {
         };
         let _ = write!(
             self.out,
-            "  func.func {} {}(",
+            "  {FUNCTION_OP} {} {}(",
             f.visibility.keyword(),
             syntax::symbol(&f.name)
         );

@@ -8,7 +8,7 @@ use super::syntax::{self, dense, i64_list, symbol};
 use super::{FnCx, Printer};
 use crate::attr::Precision;
 use crate::function::{OpId, Operation};
-use crate::op::{BinaryOp, OpKind};
+use crate::op::{BinaryOp, OpKind, attr_name};
 use crate::types::Type;
 
 /// Operand and result types of an op.
@@ -146,24 +146,11 @@ impl Printer<'_> {
                 i64_list(dims),
                 sig.functional()
             ),
-            OpKind::DynamicBroadcastInDim {
-                dims,
-                known_expanding,
-                known_nonexpanding,
-            } => {
-                let mut entries = Vec::new();
-                if !known_expanding.is_empty() {
-                    entries.push((
-                        "known_expanding_dimensions".to_string(),
-                        syntax::i64_array(known_expanding),
-                    ));
-                }
-                if !known_nonexpanding.is_empty() {
-                    entries.push((
-                        "known_nonexpanding_dimensions".to_string(),
-                        syntax::i64_array(known_nonexpanding),
-                    ));
-                }
+            OpKind::DynamicBroadcastInDim { dims, .. } => {
+                let entries = inherent(&op.kind, &sig.results)
+                    .into_iter()
+                    .filter(|(n, _)| n != attr_name::BROADCAST_DIMENSIONS)
+                    .collect();
                 let attrs = merged_attrs(op, entries);
                 format!(
                     "{name} {args}, dims = {}{attrs} : {}",
@@ -264,9 +251,9 @@ impl Printer<'_> {
                     window.push(format!("reverse = {}", i64_list(&flags)));
                 }
                 let keep = [
-                    "batch_group_count",
-                    "feature_group_count",
-                    "precision_config",
+                    attr_name::BATCH_GROUP_COUNT,
+                    attr_name::FEATURE_GROUP_COUNT,
+                    attr_name::PRECISION_CONFIG,
                 ];
                 let entries = inherent(&op.kind, &sig.results)
                     .into_iter()
@@ -288,7 +275,7 @@ impl Printer<'_> {
             } => {
                 let entries = inherent(&op.kind, &sig.results)
                     .into_iter()
-                    .filter(|(n, _)| n != "name")
+                    .filter(|(n, _)| n != attr_name::NAME)
                     .collect();
                 let sep = if args.is_empty() { "" } else { " " };
                 format!(
@@ -301,7 +288,7 @@ impl Printer<'_> {
             OpKind::CustomCall { target, .. } => {
                 let entries = inherent(&op.kind, &sig.results)
                     .into_iter()
-                    .filter(|(n, _)| n != "call_target_name")
+                    .filter(|(n, _)| n != attr_name::CALL_TARGET_NAME)
                     .collect();
                 format!(
                     "{name} {}({args}){} : {}",
@@ -387,7 +374,7 @@ impl Printer<'_> {
             })
             .collect();
         let compact = self.compact_reducer(cx, op, region);
-        let _ = write!(self.out, "stablehlo.reduce{}", pairs.join(", "));
+        let _ = write!(self.out, "{}{}", op.kind.name(), pairs.join(", "));
         if let Some(inner) = compact {
             let _ = write!(self.out, " applies {inner}");
         }
@@ -472,7 +459,7 @@ impl Printer<'_> {
             .zip(&op.operands)
             .map(|(&a, &v)| format!("{} = {}", cx.names.use_of(a), cx.names.use_of(v)))
             .collect();
-        let _ = write!(self.out, "stablehlo.while({})", bindings.join(", "));
+        let _ = write!(self.out, "{}({})", op.kind.name(), bindings.join(", "));
         if !sig.operands.is_empty() {
             let _ = write!(self.out, " : {}", syntax::types(&sig.operands));
         }
