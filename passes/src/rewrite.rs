@@ -2,7 +2,9 @@
 //! patterns until none applies; a change revisits the users of new values and the producers of
 //! operands that may have died.
 
-use tpuc_ir::{FoldOperand, Folded, Function, InsertPoint, NewOp, OpBuilder, OpId, OpKind, Value};
+use tpuc_ir::{
+    BinaryOp, FoldOperand, Folded, Function, InsertPoint, NewOp, OpBuilder, OpId, OpKind, Value,
+};
 
 use crate::dce::is_removable;
 
@@ -173,6 +175,21 @@ fn fold_op(rw: &mut Rewriter<'_>, op: OpId) -> bool {
     };
     rw.replace_op(op, &[value]);
     true
+}
+
+/// When `value` is `op(x, c)` or `op(c, x)` for a splat constant `c` (and `x` is not one): `x`
+/// and `c`.
+pub fn splat_operand_of(f: &Function, value: Value, op: BinaryOp) -> Option<(Value, Value)> {
+    let producer = f.op(f.defining_op(value)?);
+    if producer.kind != OpKind::Binary(op) {
+        return None;
+    }
+    let splat = |v| constant_of(f, v).is_some_and(|c| c.is_splat());
+    match producer.operands[..] {
+        [a, b] if splat(b) && !splat(a) => Some((a, b)),
+        [a, b] if splat(a) && !splat(b) => Some((b, a)),
+        _ => None,
+    }
 }
 
 /// The data of `value` when a `stablehlo.constant` defines it.

@@ -2,7 +2,7 @@
 
 use tpuc_ir::{DotDims, OpId, OpKind};
 
-use crate::rewrite::{Pattern, Rewriter, constant_of};
+use crate::rewrite::{Pattern, Rewriter, constant_of, splat_operand_of};
 
 /// Operand `index` of `op`, when a transpose produces it: its source and permutation.
 fn transposed_operand(
@@ -301,27 +301,6 @@ fn static_dims(f: &tpuc_ir::Function, v: tpuc_ir::Value) -> Option<Vec<u64>> {
         .collect()
 }
 
-/// The splat constant among the operands of `multiply`, and the other operand.
-fn scaled_by_splat(
-    rw: &Rewriter<'_>,
-    value: tpuc_ir::Value,
-) -> Option<(tpuc_ir::Value, tpuc_ir::Value)> {
-    let (_, producer) = rw.producer(value)?;
-    if producer.kind != OpKind::Binary(tpuc_ir::BinaryOp::Multiply) {
-        return None;
-    }
-    let f = rw.function();
-    let [a, b] = producer.operands[..] else {
-        return None;
-    };
-    let splat = |v| constant_of(f, v).is_some_and(|c: &tpuc_ir::DenseElements| c.is_splat());
-    match (splat(a), splat(b)) {
-        (false, true) => Some((a, b)),
-        (true, false) => Some((b, a)),
-        _ => None,
-    }
-}
-
 /// `dot_general(layout(x * c), y)` for a splat `c` and reshapes, transposes or broadcasts
 /// `layout` is `dot_general(layout(x), y) * c`: the scale moves past the contraction (attention's
 /// `1/sqrt(d)` applied once to the scores instead of to queries and keys).
@@ -347,7 +326,7 @@ impl Pattern for ScaleAfterDotGeneral {
                 if f.uses(value).len() != 1 {
                     break None;
                 }
-                if let Some((x, scale)) = scaled_by_splat(rw, value) {
+                if let Some((x, scale)) = splat_operand_of(f, value, tpuc_ir::BinaryOp::Multiply) {
                     break Some((x, scale));
                 }
                 let Some((producer_op, producer)) = rw.producer(value) else {

@@ -3,7 +3,7 @@
 
 use tpuc_ir::{OpId, OpKind, TensorType, Value};
 
-use crate::rewrite::{Pattern, Rewriter, constant_of};
+use crate::rewrite::{Pattern, Rewriter, constant_of, splat_operand_of};
 
 /// `f(layout(x), c)` is `layout(f(x, c'))` for an elementwise `f`, splat constants `c` and one
 /// reshape or transpose `layout` shared by every other operand (each used only here).
@@ -151,26 +151,15 @@ impl Pattern for MultiplyOfSplatMultiply {
         if f.op(op).kind != multiply {
             return false;
         }
-        let splat_operand = |op: OpId| {
-            let operands = &f.op(op).operands;
-            let splat =
-                |v| constant_of(f, v).is_some_and(|c: &tpuc_ir::DenseElements| c.is_splat());
-            match operands[..] {
-                [a, b] if splat(b) && !splat(a) => Some((a, b)),
-                [a, b] if splat(a) && !splat(b) => Some((b, a)),
-                _ => None,
-            }
-        };
-        let Some((inner, outer_scale)) = splat_operand(op) else {
+        let Some((inner, outer_scale)) =
+            splat_operand_of(f, f.op(op).results[0], tpuc_ir::BinaryOp::Multiply)
+        else {
             return false;
         };
-        let Some((inner_op, _)) = rw.producer(inner) else {
-            return false;
-        };
-        if f.op(inner_op).kind != multiply || f.uses(inner).len() != 1 {
+        if f.uses(inner).len() != 1 {
             return false;
         }
-        let Some((x, inner_scale)) = splat_operand(inner_op) else {
+        let Some((x, inner_scale)) = splat_operand_of(f, inner, tpuc_ir::BinaryOp::Multiply) else {
             return false;
         };
         let ty = f.value_type(outer_scale);

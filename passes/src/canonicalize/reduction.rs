@@ -1,8 +1,8 @@
 //! Reductions that absorb the elementwise op feeding them.
 
-use tpuc_ir::{BinaryOp, DenseElements, ElementType, OpId, OpKind, TensorType, UnaryOp, Value};
+use tpuc_ir::{BinaryOp, DenseElements, ElementType, OpId, OpKind, TensorType, UnaryOp};
 
-use crate::rewrite::{Pattern, Rewriter, constant_of};
+use crate::rewrite::{Pattern, Rewriter, constant_of, splat_operand_of};
 
 /// Whether `op`'s single region computes `combine` of its two block arguments.
 fn body_is(rw: &Rewriter<'_>, op: OpId, combine: BinaryOp) -> bool {
@@ -22,24 +22,6 @@ fn body_is(rw: &Rewriter<'_>, op: OpId, combine: BinaryOp) -> bool {
         && block.args.len() == 2
         && (max.operands == block.args || max.operands == [block.args[1], block.args[0]])
         && ret.operands == max.results
-}
-
-/// The splat constant among `maximum(a, b)`'s operands, and the other operand.
-fn max_with_splat(rw: &Rewriter<'_>, value: Value) -> Option<(Value, Value)> {
-    let (_, producer) = rw.producer(value)?;
-    if producer.kind != OpKind::Binary(BinaryOp::Maximum) {
-        return None;
-    }
-    let f = rw.function();
-    let [a, b] = producer.operands[..] else {
-        return None;
-    };
-    let splat = |v| constant_of(f, v).is_some_and(|c: &DenseElements| c.is_splat());
-    match (splat(a), splat(b)) {
-        (false, true) => Some((a, b)),
-        (true, false) => Some((b, a)),
-        _ => None,
-    }
 }
 
 /// A windowed `maximum` of `maximum(x, c)` (a max-pool after a ReLU) is the windowed maximum
@@ -66,7 +48,7 @@ impl Pattern for WindowMaxOfMaxSplat {
         if !unpadded || f.uses(input).len() != 1 || !body_is(rw, op, BinaryOp::Maximum) {
             return false;
         }
-        let Some((x, splat)) = max_with_splat(rw, input) else {
+        let Some((x, splat)) = splat_operand_of(f, input, BinaryOp::Maximum) else {
             return false;
         };
         let (Some(init_data), Some(splat_data)) = (constant_of(f, init), constant_of(f, splat))
