@@ -218,3 +218,76 @@ fn unsupported_ops_name_the_target_node_and_line() {
         other => panic!("expected every unsupported op, got {other}"),
     }
 }
+
+/// The FQN a weight argument binds, if it binds one.
+fn weight_fqn(source: &tpuc_lower::ArgumentSource) -> Option<&str> {
+    use tpuc_lower::ArgumentSource as S;
+    match source {
+        S::Parameter { fqn } | S::Buffer { fqn, .. } | S::Constant { fqn } => Some(fqn),
+        S::UserInput { .. } => None,
+    }
+}
+
+#[test]
+fn tied_weights_are_passed_once() {
+    // Two names for one tensor (same storage, offset, sizes and strides) bind one argument;
+    // views of a storage that differ in layout stay separate arguments.
+    let manifest: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(models_dir().join("../manifest.json")).expect("manifest"),
+    )
+    .expect("manifest parses");
+    let mut tied_pairs = 0;
+    for (name, model) in manifest["models"].as_object().expect("models") {
+        for file in ["pt2", "core"] {
+            let file = model["files"][file]
+                .as_str()
+                .expect("file")
+                .trim_start_matches("models/");
+            let archive = Archive::open(models_dir().join(file)).expect("fixture opens");
+            let lowered = lower_fixture(file);
+            let mut layouts = std::collections::HashMap::new();
+            for fqn in lowered
+                .arguments
+                .iter()
+                .filter_map(|a| weight_fqn(&a.source))
+            {
+                let w = archive
+                    .weight(fqn)
+                    .expect("a bound weight is in the archive");
+                let layout = (
+                    w.storage_entry().to_owned(),
+                    w.storage_offset(),
+                    w.sizes().to_vec(),
+                    w.strides().to_vec(),
+                );
+                if let Some(other) = layouts.insert(layout, fqn) {
+                    panic!("{name} ({file}): `{other}` and `{fqn}` are one tensor passed twice");
+                }
+            }
+            let bound = lowered.arguments.len();
+            let tied: usize = model["tied"]
+                .as_array()
+                .expect("tied")
+                .iter()
+                .filter(|group| {
+                    let fqns: Vec<&str> = group
+                        .as_array()
+                        .expect("group")
+                        .iter()
+                        .filter_map(|f| f.as_str())
+                        .collect();
+                    fqns.iter()
+                        .filter_map(|f| archive.weight(f))
+                        .map(|w| (w.storage_offset(), w.sizes().to_vec(), w.strides().to_vec()))
+                        .collect::<std::collections::HashSet<_>>()
+                        .len()
+                        == 1
+                })
+                .count();
+            tied_pairs += tied;
+            assert!(bound > 0, "{name} ({file}) binds its arguments");
+        }
+    }
+    // decoder, dyn_seq and gpt2 tie an LM head to the embedding, in both dialects.
+    assert!(tied_pairs >= 6, "only {tied_pairs} tied groups checked");
+}
