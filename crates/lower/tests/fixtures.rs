@@ -244,7 +244,15 @@ fn tied_weights_are_passed_once() {
                 .expect("file")
                 .trim_start_matches("models/");
             let archive = Archive::open(models_dir().join(file)).expect("fixture opens");
-            let lowered = lower_fixture(file);
+            // Without passes, so that pruning unused arguments cannot hide a second binding.
+            let unpruned = LowerOptions {
+                passes: tpuc_passes::PassOptions {
+                    pipeline: String::new(),
+                    ..Default::default()
+                },
+                ..LowerOptions::default()
+            };
+            let lowered = lower(&archive, &unpruned).expect("fixture lowers");
             let mut layouts = std::collections::HashMap::new();
             for fqn in lowered
                 .arguments
