@@ -90,7 +90,8 @@ pub fn run(args: &Args) -> Result<ExitCode> {
         Some(passes) => args.lowering.passes.print_report(passes),
         None if args.lowering.passes.wants_report() => {
             eprintln!(
-                "note: the module came from the cache; no pass ran (`--cache-dir` elsewhere reruns them)"
+                "note: the lowered module came from the cache, so no pass ran; `tpuc lower` with \
+                 the same flags shows the passes"
             )
         }
         None => {}
