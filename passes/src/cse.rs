@@ -4,9 +4,9 @@
 
 use std::collections::HashMap;
 use std::fmt::Write as _;
-use std::hash::{DefaultHasher, Hasher};
+use std::hash::{DefaultHasher, Hash, Hasher};
 
-use tpuc_ir::{Function, Module, OpId, RegionId, Value};
+use tpuc_ir::{Function, Module, OpId, OpKind, RegionId, Value};
 
 use crate::pass::{Pass, PassContext};
 
@@ -61,11 +61,14 @@ fn eliminate_in_region(f: &mut Function, region: RegionId) {
 fn fingerprint(f: &Function, op: OpId) -> u64 {
     let mut hasher = HashWriter(DefaultHasher::new());
     let operation = f.op(op);
-    let _ = write!(
-        hasher,
-        "{:?}|{:?}|{:?}|",
-        operation.kind, operation.operands, operation.attrs
-    );
+    // Constant data (inlined weights can be gigabytes) is hashed as bytes, not formatted.
+    match &operation.kind {
+        OpKind::Constant(data) => data.hash(&mut hasher.0),
+        kind => {
+            let _ = write!(hasher, "{kind:?}|");
+        }
+    }
+    let _ = write!(hasher, "{:?}|{:?}|", operation.operands, operation.attrs);
     for &result in &operation.results {
         let _ = write!(hasher, "{}|", f.value_type(result));
     }
