@@ -10,7 +10,9 @@ use serde::{Deserialize, Serialize};
 
 use crate::digest::{Digest, sha256};
 use crate::error::{CacheError, Result};
-use crate::fsutil::{create_dir, replace_file, sync_dir, unique_name, write_synced};
+use crate::fsutil::{
+    create_dir, create_private_dir, read_plain, replace_file, sync_dir, unique_name, write_synced,
+};
 use crate::key::Key;
 use crate::manifest::{Manifest, ModuleRecord};
 
@@ -155,13 +157,12 @@ impl Cache {
     pub fn lookup(&self, key: &Key) -> Result<Lookup> {
         let path = self.entry_path(key);
         let manifest_path = path.join(MANIFEST_FILE);
-        let manifest_bytes = match fs::read(&manifest_path) {
-            Ok(bytes) => bytes,
+        match fs::symlink_metadata(&manifest_path) {
+            Ok(_) => {}
             Err(error) if error.kind() == ErrorKind::NotFound => return Ok(Lookup::Miss),
             Err(error) => return Err(CacheError::io("read", manifest_path)(error)),
-        };
-        let verified = verify_entry(key, &path, &manifest_bytes);
-        match verified {
+        }
+        match verify_entry(key, &path) {
             Ok((manifest, payload)) => {
                 if self.mode == Mode::ReadWrite {
                     touch(&manifest_path);
@@ -181,7 +182,7 @@ impl Cache {
 
     /// Moves a bad entry out of the way (so it is recompiled), returning where it went.
     pub(crate) fn quarantine(&self, path: &Path) -> PathBuf {
-        if self.mode == Mode::ReadOnly || create_dir(&self.quarantine_dir()).is_err() {
+        if self.mode == Mode::ReadOnly || create_private_dir(&self.quarantine_dir()).is_err() {
             return path.to_owned();
         }
         let name = path
@@ -202,7 +203,7 @@ impl Cache {
         let key = manifest.key;
         let path = self.entry_path(&key);
         let tmp = self.tmp_dir();
-        create_dir(&tmp)?;
+        create_private_dir(&tmp)?;
         let staged = tmp.join(unique_name(&key.0.hex()));
         let result = self.stage_and_commit(&staged, &path, manifest, payload);
         if staged.exists() {
@@ -310,7 +311,6 @@ impl Cache {
         self.writable()?;
         let bytes = serde_json::to_vec_pretty(value).expect("memos serialize");
         let path = self.layout().join("memo").join(format!("{name}.json"));
-        create_dir(&self.tmp_dir())?;
         replace_file(&self.tmp_dir(), &path, &bytes)
     }
 
@@ -364,15 +364,11 @@ fn touch(path: &Path) {
     }
 }
 
-/// Checks an entry against its key; the manifest and payload, or why it is bad.
-pub(crate) fn verify_entry(
-    key: &Key,
-    path: &Path,
-    manifest_bytes: &[u8],
-) -> Result<(Manifest, Vec<u8>), String> {
-    let manifest = Manifest::parse_for(key, manifest_bytes)?;
-    let payload = fs::read(path.join(&manifest.payload.file))
-        .map_err(|error| format!("cannot read the payload: {error}"))?;
+/// Checks the entry at `path` against its key; the manifest and payload, or why it is bad.
+pub(crate) fn verify_entry(key: &Key, path: &Path) -> Result<(Manifest, Vec<u8>), String> {
+    let manifest_bytes = read_plain(&path.join(MANIFEST_FILE))?;
+    let manifest = Manifest::parse_for(key, &manifest_bytes)?;
+    let payload = read_plain(&path.join(&manifest.payload.file))?;
     manifest.check_payload(&payload)?;
     Ok((manifest, payload))
 }
