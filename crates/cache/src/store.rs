@@ -20,6 +20,8 @@ use crate::manifest::{Manifest, ModuleRecord};
 pub(crate) const LAYOUT: &str = "v1";
 pub(crate) const MANIFEST_FILE: &str = "manifest.json";
 pub(crate) const PAYLOAD_FILE: &str = "executable";
+/// The SHA-256 of the exact bytes of `manifest.json`, in `sha256sum` format.
+pub(crate) const SEAL_FILE: &str = "manifest.sha256";
 
 /// Whether the cache may be written.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -152,8 +154,8 @@ impl Cache {
         }
     }
 
-    /// Finds and verifies the entry `key`: its manifest must parse, name `key` and derive to
-    /// it, and the payload must have the manifest's size and SHA-256.
+    /// Finds and verifies the entry `key`: its manifest must match its seal, parse, name `key`
+    /// and derive to it, and the payload must have the manifest's size and SHA-256.
     pub fn lookup(&self, key: &Key) -> Result<Lookup> {
         let path = self.entry_path(key);
         let manifest_path = path.join(MANIFEST_FILE);
@@ -223,6 +225,7 @@ impl Cache {
         write_synced(&staged.join(&manifest.payload.file), payload)?;
         let text = serde_json::to_vec_pretty(manifest).expect("manifests serialize");
         write_synced(&staged.join(MANIFEST_FILE), &text)?;
+        write_synced(&staged.join(SEAL_FILE), &seal(&text))?;
         sync_dir(staged)?;
         pause_before_commit();
         let parent = path.parent().expect("entries have a parent");
@@ -364,9 +367,20 @@ fn touch(path: &Path) {
     }
 }
 
-/// Checks the entry at `path` against its key; the manifest and payload, or why it is bad.
+/// The seal of a manifest: `manifest.sha256`'s exact bytes.
+fn seal(manifest_bytes: &[u8]) -> Vec<u8> {
+    format!("{}  {MANIFEST_FILE}\n", sha256(manifest_bytes)).into_bytes()
+}
+
+/// Checks the entry at `path` against its key: the seal covers every byte of the manifest,
+/// which covers every byte of the payload. The manifest and payload, or why it is bad.
 pub(crate) fn verify_entry(key: &Key, path: &Path) -> Result<(Manifest, Vec<u8>), String> {
     let manifest_bytes = read_plain(&path.join(MANIFEST_FILE))?;
+    if read_plain(&path.join(SEAL_FILE))? != seal(&manifest_bytes) {
+        return Err(format!(
+            "the manifest does not match its SHA-256 in {SEAL_FILE}"
+        ));
+    }
     let manifest = Manifest::parse_for(key, &manifest_bytes)?;
     let payload = read_plain(&path.join(&manifest.payload.file))?;
     manifest.check_payload(&payload)?;

@@ -8,7 +8,7 @@ use std::path::Path;
 use std::time::{Duration, SystemTime};
 
 use support::{hit, libtpu_report, manifest};
-use tpuc_cache::{Cache, Key, Lookup, Manifest, Mode, Payload};
+use tpuc_cache::{Cache, Key, Lookup, Manifest, Mode, Payload, sha256};
 use tpuc_pjrt::ExecutableReport;
 
 #[test]
@@ -44,7 +44,10 @@ fn the_report_comes_back_exactly_and_entries_without_one_still_read() {
     let path = cache.entry_path(&entry.key).join("manifest.json");
     let mut json: serde_json::Value = serde_json::from_slice(&fs::read(&path).unwrap()).unwrap();
     json.as_object_mut().unwrap().remove("report").unwrap();
-    fs::write(&path, serde_json::to_vec(&json).unwrap()).unwrap();
+    let bytes = serde_json::to_vec(&json).unwrap();
+    fs::write(&path, &bytes).unwrap();
+    let seal = format!("{}  manifest.json\n", sha256(&bytes));
+    fs::write(path.with_file_name("manifest.sha256"), seal).unwrap();
     let Lookup::Hit(found) = cache.lookup(&entry.key).unwrap() else {
         panic!("no hit");
     };
@@ -54,7 +57,7 @@ fn the_report_comes_back_exactly_and_entries_without_one_still_read() {
 #[test]
 fn corrupt_entries_are_detected_quarantined_and_then_missing() {
     type Damage = fn(&Path);
-    let damages: [(&str, Damage); 6] = [
+    let damages: [(&str, Damage); 8] = [
         ("bit flip in the payload", |entry| {
             let path = entry.join("executable");
             let mut bytes = fs::read(&path).unwrap();
@@ -83,6 +86,19 @@ fn corrupt_entries_are_detected_quarantined_and_then_missing() {
             fs::write(
                 path,
                 text.replace("\"temp_bytes\": 0,", "\"temp_bytes\": -0.5,"),
+            )
+            .unwrap();
+        }),
+        ("an entry from before seals (no manifest.sha256)", |entry| {
+            fs::remove_file(entry.join("manifest.sha256")).unwrap()
+        }),
+        ("an edited field no other check reads", |entry| {
+            let path = entry.join("manifest.json");
+            let text = fs::read_to_string(&path).unwrap();
+            assert!(text.contains("\"compile_seconds\": 0.5"));
+            fs::write(
+                path,
+                text.replace("\"compile_seconds\": 0.5", "\"compile_seconds\": 0.6"),
             )
             .unwrap();
         }),
