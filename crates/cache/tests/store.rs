@@ -54,6 +54,14 @@ fn the_report_comes_back_exactly_and_entries_without_one_still_read() {
     assert_eq!(found.manifest.report, ExecutableReport::default());
 }
 
+/// Replaces `from` (which must be there) by `to` in an entry's manifest.
+fn edit_manifest(entry: &Path, from: &str, to: &str) {
+    let path = entry.join("manifest.json");
+    let text = fs::read_to_string(&path).unwrap();
+    assert!(text.contains(from), "{from}");
+    fs::write(path, text.replace(from, to)).unwrap();
+}
+
 #[test]
 fn corrupt_entries_are_detected_quarantined_and_then_missing() {
     type Damage = fn(&Path);
@@ -75,32 +83,20 @@ fn corrupt_entries_are_detected_quarantined_and_then_missing() {
             fs::write(path, &bytes[..bytes.len() / 2]).unwrap();
         }),
         ("bit flip in the manifest's key parts", |entry| {
-            let path = entry.join("manifest.json");
-            let text = fs::read_to_string(&path).unwrap();
-            fs::write(path, text.replace("\"cpu:1\"", "\"cpu:2\"")).unwrap();
+            edit_manifest(entry, "\"cpu:1\"", "\"cpu:2\"")
         }),
         ("a report that does not parse", |entry| {
-            let path = entry.join("manifest.json");
-            let text = fs::read_to_string(&path).unwrap();
-            assert!(text.contains("\"temp_bytes\": 0,"));
-            fs::write(
-                path,
-                text.replace("\"temp_bytes\": 0,", "\"temp_bytes\": -0.5,"),
-            )
-            .unwrap();
+            edit_manifest(entry, "\"temp_bytes\": 0,", "\"temp_bytes\": -0.5,")
         }),
         ("an entry from before seals (no manifest.sha256)", |entry| {
             fs::remove_file(entry.join("manifest.sha256")).unwrap()
         }),
         ("an edited field no other check reads", |entry| {
-            let path = entry.join("manifest.json");
-            let text = fs::read_to_string(&path).unwrap();
-            assert!(text.contains("\"compile_seconds\": 0.5"));
-            fs::write(
-                path,
-                text.replace("\"compile_seconds\": 0.5", "\"compile_seconds\": 0.6"),
+            edit_manifest(
+                entry,
+                "\"compile_seconds\": 0.5",
+                "\"compile_seconds\": 0.6",
             )
-            .unwrap();
         }),
         ("missing payload", |entry| {
             fs::remove_file(entry.join("executable")).unwrap()
