@@ -150,10 +150,16 @@ pub fn run(args: &Args) -> Result<std::process::ExitCode> {
     let json = args.format == Format::Json;
     match &args.command {
         CacheCommand::Ls => {
-            let entries = cache.list();
+            let listing = cache.list()?;
+            warn_all(&listing.warnings);
+            let entries = listing.entries;
             if json {
                 let rows: Vec<_> = entries.iter().map(summary).collect();
-                print_json(&serde_json::json!({ "root": cache.root(), "entries": rows }))?;
+                print_json(&serde_json::json!({
+                    "root": cache.root(),
+                    "entries": rows,
+                    "warnings": listing.warnings,
+                }))?;
             } else {
                 println!("{} entries in {}", entries.len(), cache.root().display());
                 for entry in &entries {
@@ -192,7 +198,8 @@ pub fn run(args: &Args) -> Result<std::process::ExitCode> {
             }
         }
         CacheCommand::Verify => {
-            let report = cache.verify();
+            let report = cache.verify()?;
+            warn_all(&report.warnings);
             if json {
                 print_json(&serde_json::to_value(&report).into_diagnostic()?)?;
             } else {
@@ -207,6 +214,7 @@ pub fn run(args: &Args) -> Result<std::process::ExitCode> {
         }
         CacheCommand::Gc { max_size } => {
             let report = cache.gc(*max_size)?;
+            warn_all(&report.warnings);
             if json {
                 print_json(&serde_json::to_value(&report).into_diagnostic()?)?;
             } else {
@@ -221,7 +229,8 @@ pub fn run(args: &Args) -> Result<std::process::ExitCode> {
             }
         }
         CacheCommand::Stats => {
-            let stats = cache.stats();
+            let stats = cache.stats()?;
+            warn_all(&stats.warnings);
             if json {
                 print_json(&serde_json::to_value(&stats).into_diagnostic()?)?;
             } else {
@@ -251,6 +260,13 @@ pub fn run(args: &Args) -> Result<std::process::ExitCode> {
         }
     }
     Ok(std::process::ExitCode::SUCCESS)
+}
+
+/// What a maintenance command refused to follow, on stderr.
+fn warn_all(warnings: &[String]) {
+    for warning in warnings {
+        eprintln!("warning: {warning}");
+    }
 }
 
 fn summary(entry: &EntryInfo) -> serde_json::Value {

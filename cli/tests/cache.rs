@@ -82,3 +82,27 @@ fn cache_commands_list_show_evict_and_remove() {
     );
     assert_eq!(stats["frontend_keys"], 0);
 }
+
+#[test]
+fn cache_commands_on_a_regular_file_fail_with_a_diagnostic() {
+    let work = tempfile::tempdir().unwrap();
+    let file = work.path().join("cache-is-a-file");
+    std::fs::write(&file, b"").unwrap();
+    for args in [
+        &["cache", "ls"][..],
+        &["cache", "verify"],
+        &["cache", "stats"],
+        &["cache", "gc", "--max-size", "1G"],
+    ] {
+        let out = tpuc(&file, args);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(1), "{args:?}: {stderr}");
+        assert!(
+            stderr.contains("cache-is-a-file is not a directory")
+                && stderr.contains("tpuc::cache::unusable"),
+            "{args:?}: {stderr}"
+        );
+        assert!(!stderr.contains("panicked"), "{args:?}: {stderr}");
+        assert!(out.stdout.is_empty(), "{args:?}");
+    }
+}

@@ -220,6 +220,49 @@ fn a_truncated_or_altered_manifest_is_detected_and_recompiled() {
 }
 
 #[test]
+fn every_single_bit_flip_in_every_file_of_an_entry_is_detected() {
+    use std::os::unix::fs::FileExt;
+    use tpuc_cache::{Cache, Key, Lookup, Mode};
+
+    let cache_dir = tempfile::tempdir().unwrap();
+    let (report, _) = compile(cache_dir.path(), &fixture("mlp.pt2"), &["cpu"]);
+    let key: Key = report["targets"][0]["key"]
+        .as_str()
+        .unwrap()
+        .parse()
+        .unwrap();
+    let cache = Cache::open(cache_dir.path(), Mode::ReadOnly);
+    let mut files: Vec<_> = std::fs::read_dir(cache.entry_path(&key))
+        .unwrap()
+        .map(|entry| entry.unwrap().path())
+        .collect();
+    files.sort();
+    assert_eq!(files.len(), 3, "payload, manifest and its seal: {files:?}");
+    let mut flips = 0;
+    for path in &files {
+        let original = std::fs::read(path).unwrap();
+        let file = std::fs::OpenOptions::new().write(true).open(path).unwrap();
+        for (offset, &byte) in original.iter().enumerate() {
+            for bit in 0..8 {
+                file.write_all_at(&[byte ^ (1 << bit)], offset as u64)
+                    .unwrap();
+                let verified = cache.verify().unwrap();
+                let where_ = format!("{} byte {offset} bit {bit}", path.display());
+                assert_eq!((verified.ok, verified.corrupt.len()), (0, 1), "{where_}");
+                assert!(
+                    matches!(cache.lookup(&key).unwrap(), Lookup::Corrupt { .. }),
+                    "{where_}"
+                );
+                flips += 1;
+            }
+            file.write_all_at(&[byte], offset as u64).unwrap();
+        }
+    }
+    assert!(flips > 80_000, "{flips} flips");
+    assert_eq!(cache.verify().unwrap().ok, 1, "every file restored");
+}
+
+#[test]
 fn an_unwritable_cache_warns_but_the_executable_is_still_returned() {
     let work = tempfile::tempdir().unwrap();
     // A regular file where the cache directory should be: no write can succeed, even as root.

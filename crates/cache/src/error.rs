@@ -19,6 +19,14 @@ pub enum CacheError {
         source: std::io::Error,
     },
 
+    /// The cache directory, or its layout directory, is not a directory tpuc may use.
+    #[error("cache: {} {reason}", path.display())]
+    #[diagnostic(
+        code(tpuc::cache::unusable),
+        help("pass --cache-dir with a directory (or a path where one can be created)")
+    )]
+    Unusable { path: PathBuf, reason: &'static str },
+
     /// No cache directory could be chosen.
     #[error("no cache directory: none of TPUC_CACHE_DIR, XDG_CACHE_HOME and HOME is set")]
     #[diagnostic(

@@ -2,7 +2,7 @@
 
 use std::fs::{self, File};
 use std::io::Write;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{SystemTime, UNIX_EPOCH};
 
@@ -37,7 +37,7 @@ pub fn sync_dir(dir: &Path) -> Result<()> {
 pub fn replace_file(tmp: &Path, path: &Path, bytes: &[u8]) -> Result<()> {
     let dir = path.parent().unwrap_or(Path::new("."));
     create_dir(dir)?;
-    create_dir(tmp)?;
+    create_private_dir(tmp)?;
     let staged = tmp.join(unique_name("file"));
     let result = write_synced(&staged, bytes).and_then(|()| {
         fs::rename(&staged, path).map_err(CacheError::io("rename into place", path))
@@ -51,6 +51,38 @@ pub fn replace_file(tmp: &Path, path: &Path, bytes: &[u8]) -> Result<()> {
 
 pub fn create_dir(dir: &Path) -> Result<()> {
     fs::create_dir_all(dir).map_err(CacheError::io("create directory", dir))
+}
+
+/// Creates the cache's own directory `dir`; a symbolic link there is removed first (never
+/// what it points to), so nothing is ever written or deleted outside the cache through it.
+pub fn create_private_dir(dir: &Path) -> Result<()> {
+    if is_link(dir) {
+        fs::remove_file(dir).map_err(CacheError::io("remove the symbolic link", dir))?;
+    }
+    create_dir(dir)
+}
+
+/// Whether `path` itself is a symbolic link.
+pub fn is_link(path: &Path) -> bool {
+    fs::symlink_metadata(path).is_ok_and(|meta| meta.file_type().is_symlink())
+}
+
+/// The bytes of the regular file `path`, never through a symbolic link; the reason otherwise.
+pub fn read_plain(path: &Path) -> Result<Vec<u8>, String> {
+    let name = path.file_name().unwrap_or_default().to_string_lossy();
+    if is_link(path) {
+        return Err(format!("{name} is a symbolic link"));
+    }
+    fs::read(path).map_err(|error| format!("cannot read {name}: {error}"))
+}
+
+/// Removes a file, a symbolic link (not its target) or a directory tree.
+pub fn remove_tree(path: &Path) -> std::io::Result<()> {
+    if fs::symlink_metadata(path)?.is_dir() {
+        fs::remove_dir_all(path)
+    } else {
+        fs::remove_file(path)
+    }
 }
 
 pub fn unix_seconds(time: SystemTime) -> u64 {
@@ -69,28 +101,11 @@ pub fn dir_size(dir: &Path) -> u64 {
         .sum()
 }
 
-/// `dir`'s children, sorted (missing directory: none).
-pub fn children(dir: &Path) -> Vec<PathBuf> {
-    let mut paths: Vec<PathBuf> = fs::read_dir(dir)
-        .into_iter()
-        .flatten()
-        .flatten()
-        .map(|entry| entry.path())
-        .collect();
-    paths.sort();
-    paths
-}
-
 /// Removes `path` (a file or a directory tree) so that no reader sees it half-removed: it is
 /// first renamed into `tmp`, then deleted there.
 pub fn remove_atomically(tmp: &Path, path: &Path) -> Result<()> {
-    create_dir(tmp)?;
+    create_private_dir(tmp)?;
     let doomed = tmp.join(unique_name("removed"));
     fs::rename(path, &doomed).map_err(CacheError::io("remove", path))?;
-    let removed = if doomed.is_dir() {
-        fs::remove_dir_all(&doomed)
-    } else {
-        fs::remove_file(&doomed)
-    };
-    removed.map_err(CacheError::io("remove", doomed))
+    remove_tree(&doomed).map_err(CacheError::io("remove", doomed))
 }

@@ -25,11 +25,12 @@ pub mod knobs;
 mod maintenance;
 mod manifest;
 mod store;
+mod walk;
 
 pub use digest::{Digest, sha256};
 pub use error::{CacheError, Result};
 pub use key::{FRONTEND_ENCODING, FrontendParts, KEY_ENCODING, Key, KeyParts, TargetId};
-pub use maintenance::{EntryInfo, GcReport, Stats, VerifyReport, parse_size};
+pub use maintenance::{EntryInfo, GcReport, Listing, Stats, VerifyReport, parse_size};
 pub use manifest::{
     Binding, MANIFEST_FORMAT, Manifest, ModuleRecord, Payload, PluginInfo, Signature,
 };

@@ -8,10 +8,11 @@ use serde::Serialize;
 
 use crate::digest::Digest;
 use crate::error::{CacheError, Result};
-use crate::fsutil::{children, dir_size, remove_atomically, unix_seconds};
+use crate::fsutil::{dir_size, read_plain, remove_atomically, remove_tree, unix_seconds};
 use crate::key::Key;
 use crate::manifest::Manifest;
 use crate::store::{Cache, MANIFEST_FILE, Mode, sharded, verify_entry};
+use crate::walk::Walk;
 
 /// One entry as `tpuc cache ls` shows it (without verifying the payload).
 #[derive(Clone, Debug, Serialize)]
@@ -29,12 +30,23 @@ pub struct EntryInfo {
     pub manifest: Option<Manifest>,
 }
 
+/// What `tpuc cache ls` shows.
+#[derive(Clone, Debug, Default, Serialize)]
+pub struct Listing {
+    /// Most recently used first.
+    pub entries: Vec<EntryInfo>,
+    /// Symbolic links and other things in the cache that were not followed.
+    pub warnings: Vec<String>,
+}
+
 /// What `tpuc cache verify` found.
 #[derive(Clone, Debug, Default, Serialize)]
 pub struct VerifyReport {
     pub ok: usize,
     /// Key (or path) and reason of every bad entry; each was quarantined unless read-only.
     pub corrupt: Vec<(String, String)>,
+    /// Symbolic links that were skipped (read-only) or removed, never followed.
+    pub warnings: Vec<String>,
 }
 
 /// What `tpuc cache gc` removed.
@@ -46,6 +58,8 @@ pub struct GcReport {
     pub kept_bytes: u64,
     /// Left-overs of interrupted writes and quarantined entries that were deleted.
     pub removed_debris: usize,
+    /// Symbolic links that were removed (the links, never their targets).
+    pub warnings: Vec<String>,
 }
 
 /// What `tpuc cache stats` prints.
@@ -60,16 +74,41 @@ pub struct Stats {
     pub quarantined: usize,
     /// Temporary files and directories (writes in progress or interrupted).
     pub temporary: usize,
+    /// Symbolic links that were not followed.
+    pub warnings: Vec<String>,
 }
 
 /// Temporary files older than this belong to a writer that died.
 const STALE: Duration = Duration::from_secs(3600);
 
 impl Cache {
-    fn entry_dirs(&self) -> Vec<(Key, PathBuf)> {
-        children(&self.entries_dir())
-            .iter()
-            .flat_map(|shard| children(shard))
+    /// Fails unless the cache directory is missing or a directory, and its layout directory
+    /// missing or a real directory.
+    fn check_layout(&self) -> Result<()> {
+        let unusable = |reason| CacheError::Unusable {
+            path: self.root().to_owned(),
+            reason,
+        };
+        match fs::metadata(self.root()) {
+            Ok(meta) if !meta.is_dir() => return Err(unusable("is not a directory")),
+            _ => {}
+        }
+        match fs::symlink_metadata(self.layout()) {
+            Ok(meta) if meta.file_type().is_symlink() => Err(CacheError::Unusable {
+                path: self.layout(),
+                reason: "is a symbolic link, which tpuc does not follow",
+            }),
+            Ok(meta) if !meta.is_dir() => Err(CacheError::Unusable {
+                path: self.layout(),
+                reason: "is not a directory",
+            }),
+            _ => Ok(()),
+        }
+    }
+
+    fn entry_dirs(&self, walk: &mut Walk) -> Vec<(Key, PathBuf)> {
+        walk.sharded(&self.entries_dir())
+            .into_iter()
             .filter_map(|path| {
                 let key = path.file_name()?.to_str()?.parse().ok()?;
                 Some((key, path))
@@ -77,17 +116,16 @@ impl Cache {
             .collect()
     }
 
-    /// Every entry, most recently used first.
-    pub fn list(&self) -> Vec<EntryInfo> {
+    fn entries(&self, walk: &mut Walk) -> Vec<EntryInfo> {
         let mut entries: Vec<EntryInfo> = self
-            .entry_dirs()
+            .entry_dirs(walk)
             .into_iter()
             .map(|(key, path)| {
                 let manifest_path = path.join(MANIFEST_FILE);
-                let last_used = fs::metadata(&manifest_path)
+                let last_used = fs::symlink_metadata(&manifest_path)
                     .and_then(|meta| meta.modified())
                     .unwrap_or(SystemTime::UNIX_EPOCH);
-                let manifest = fs::read(&manifest_path)
+                let manifest = read_plain(&manifest_path)
                     .ok()
                     .and_then(|bytes| serde_json::from_slice(&bytes).ok());
                 EntryInfo {
@@ -104,9 +142,21 @@ impl Cache {
         entries
     }
 
+    /// Every entry, most recently used first.
+    pub fn list(&self) -> Result<Listing> {
+        self.check_layout()?;
+        let mut walk = Walk::new(false);
+        let entries = self.entries(&mut walk);
+        Ok(Listing {
+            entries,
+            warnings: walk.warnings,
+        })
+    }
+
     /// The entry `key` (unverified), or an error naming the key.
     pub fn show(&self, key: &Key) -> Result<EntryInfo> {
-        self.list()
+        self.list()?
+            .entries
             .into_iter()
             .find(|entry| entry.key == *key)
             .ok_or_else(|| {
@@ -114,15 +164,18 @@ impl Cache {
             })
     }
 
-    /// Verifies every entry (manifest, key derivation, payload digest); bad ones are
+    /// Verifies every entry (seal, manifest, key derivation, payload digest); bad ones are
     /// quarantined unless the cache is read-only.
-    pub fn verify(&self) -> VerifyReport {
+    pub fn verify(&self) -> Result<VerifyReport> {
+        self.check_layout()?;
+        let writable = self.mode() == Mode::ReadWrite;
+        let mut walk = Walk::new(writable);
+        if writable {
+            walk.guard(&self.quarantine_dir());
+        }
         let mut report = VerifyReport::default();
-        for (key, path) in self.entry_dirs() {
-            let checked = fs::read(path.join(MANIFEST_FILE))
-                .map_err(|error| format!("cannot read the manifest: {error}"))
-                .and_then(|bytes| verify_entry(&key, &path, &bytes));
-            match checked {
+        for (key, path) in self.entry_dirs(&mut walk) {
+            match verify_entry(&key, &path) {
                 Ok(_) => report.ok += 1,
                 Err(reason) => {
                     self.quarantine(&path);
@@ -130,7 +183,8 @@ impl Cache {
                 }
             }
         }
-        report
+        report.warnings = walk.warnings;
+        Ok(report)
     }
 
     /// Removes the entry `key`.
@@ -140,8 +194,9 @@ impl Cache {
                 path: self.root().to_owned(),
             });
         }
+        self.check_layout()?;
         let path = self.entry_path(key);
-        if !path.exists() {
+        if fs::symlink_metadata(&path).is_err() {
             return Err(CacheError::BadKey(format!(
                 "no entry {key} in {}",
                 self.root().display()
@@ -158,38 +213,49 @@ impl Cache {
                 path: self.root().to_owned(),
             });
         }
-        let mut report = GcReport::default();
-        let now = SystemTime::now();
-        for path in children(&self.quarantine_dir()) {
+        self.check_layout()?;
+        let mut walk = Walk::new(true);
+        let mut report = GcReport {
+            removed_debris: self.remove_debris(&mut walk),
+            ..GcReport::default()
+        };
+        self.evict(&mut walk, max_bytes, &mut report)?;
+        self.remove_stray_frontend_records(&mut walk)?;
+        report.warnings = walk.warnings;
+        Ok(report)
+    }
+
+    /// Deletes quarantined entries and stale temporaries; how many.
+    fn remove_debris(&self, walk: &mut Walk) -> usize {
+        let mut removed = 0;
+        // Links in tmp/ go first, so that nothing is moved out of the cache through them.
+        let tmp = walk.children(&self.tmp_dir());
+        for path in walk.children(&self.quarantine_dir()) {
             if remove_atomically(&self.tmp_dir(), &path).is_ok() {
-                report.removed_debris += 1;
+                removed += 1;
             }
         }
-        for path in children(&self.tmp_dir()) {
+        let now = SystemTime::now();
+        for path in tmp {
             let stale = fs::symlink_metadata(&path)
                 .and_then(|meta| meta.modified())
                 .is_ok_and(|modified| now.duration_since(modified).unwrap_or_default() > STALE);
-            let removed = if path.is_dir() {
-                fs::remove_dir_all(&path)
-            } else {
-                fs::remove_file(&path)
-            };
-            if stale && removed.is_ok() {
-                report.removed_debris += 1;
+            if stale && remove_tree(&path).is_ok() {
+                removed += 1;
             }
         }
+        removed
+    }
 
-        // Entries and modules compete for the same space, oldest use first out.
+    /// Entries and modules compete for the same space, oldest use first out.
+    fn evict(&self, walk: &mut Walk, max_bytes: u64, report: &mut GcReport) -> Result<()> {
         let mut items: Vec<(SystemTime, u64, PathBuf, bool)> = self
-            .list()
+            .entries(walk)
             .into_iter()
             .map(|entry| (entry.last_used, entry.size, entry.path, true))
             .collect();
-        for path in children(&self.modules_dir())
-            .iter()
-            .flat_map(|shard| children(shard))
-        {
-            if let Ok(meta) = fs::metadata(&path) {
+        for path in walk.sharded(&self.modules_dir()) {
+            if let Ok(meta) = fs::symlink_metadata(&path) {
                 let used = meta.modified().unwrap_or(SystemTime::UNIX_EPOCH);
                 items.push((used, meta.len(), path, false));
             }
@@ -211,48 +277,47 @@ impl Cache {
                 report.removed_bytes += size;
             }
         }
-        // Front-end records of evicted modules lead nowhere.
-        for path in children(&self.frontend_dir())
-            .iter()
-            .flat_map(|shard| children(shard))
-        {
-            let module = fs::read(&path)
+        Ok(())
+    }
+
+    /// Front-end records of evicted modules lead nowhere.
+    fn remove_stray_frontend_records(&self, walk: &mut Walk) -> Result<()> {
+        for path in walk.sharded(&self.frontend_dir()) {
+            let module = read_plain(&path)
                 .ok()
                 .and_then(|bytes| serde_json::from_slice::<serde_json::Value>(&bytes).ok())
                 .and_then(|record| record["module_sha256"].as_str()?.parse::<Digest>().ok());
-            let present =
-                module.is_some_and(|digest| sharded(&self.modules_dir(), &digest, "json").exists());
+            let present = module.is_some_and(|digest| {
+                fs::symlink_metadata(sharded(&self.modules_dir(), &digest, "json")).is_ok()
+            });
             if !present {
                 remove_atomically(&self.tmp_dir(), &path)?;
             }
         }
-        Ok(report)
+        Ok(())
     }
 
-    pub fn stats(&self) -> Stats {
-        let entries = self.list();
-        let modules: Vec<PathBuf> = children(&self.modules_dir())
-            .iter()
-            .flat_map(|s| children(s))
-            .collect();
-        let frontend_keys = children(&self.frontend_dir())
-            .iter()
-            .map(|s| children(s).len())
-            .sum();
-        Stats {
+    pub fn stats(&self) -> Result<Stats> {
+        self.check_layout()?;
+        let mut walk = Walk::new(false);
+        let entries = self.entries(&mut walk);
+        let modules = walk.sharded(&self.modules_dir());
+        let frontend_keys = walk.sharded(&self.frontend_dir()).len();
+        Ok(Stats {
             root: self.root().to_owned(),
             entries: entries.len(),
             entry_bytes: entries.iter().map(|e| e.size).sum(),
             modules: modules.len(),
             module_bytes: modules
                 .iter()
-                .filter_map(|p| fs::metadata(p).ok())
+                .filter_map(|p| fs::symlink_metadata(p).ok())
                 .map(|m| m.len())
                 .sum(),
             frontend_keys,
-            quarantined: children(&self.quarantine_dir()).len(),
-            temporary: children(&self.tmp_dir()).len(),
-        }
+            quarantined: walk.children(&self.quarantine_dir()).len(),
+            temporary: walk.children(&self.tmp_dir()).len(),
+            warnings: walk.warnings,
+        })
     }
 }
 

@@ -10,7 +10,9 @@ use serde::{Deserialize, Serialize};
 
 use crate::digest::{Digest, sha256};
 use crate::error::{CacheError, Result};
-use crate::fsutil::{create_dir, replace_file, sync_dir, unique_name, write_synced};
+use crate::fsutil::{
+    create_dir, create_private_dir, read_plain, replace_file, sync_dir, unique_name, write_synced,
+};
 use crate::key::Key;
 use crate::manifest::{Manifest, ModuleRecord};
 
@@ -18,6 +20,8 @@ use crate::manifest::{Manifest, ModuleRecord};
 pub(crate) const LAYOUT: &str = "v1";
 pub(crate) const MANIFEST_FILE: &str = "manifest.json";
 pub(crate) const PAYLOAD_FILE: &str = "executable";
+/// The SHA-256 of the exact bytes of `manifest.json`, in `sha256sum` format.
+pub(crate) const SEAL_FILE: &str = "manifest.sha256";
 
 /// Whether the cache may be written.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -150,18 +154,17 @@ impl Cache {
         }
     }
 
-    /// Finds and verifies the entry `key`: its manifest must parse, name `key` and derive to
-    /// it, and the payload must have the manifest's size and SHA-256.
+    /// Finds and verifies the entry `key`: its manifest must match its seal, parse, name `key`
+    /// and derive to it, and the payload must have the manifest's size and SHA-256.
     pub fn lookup(&self, key: &Key) -> Result<Lookup> {
         let path = self.entry_path(key);
         let manifest_path = path.join(MANIFEST_FILE);
-        let manifest_bytes = match fs::read(&manifest_path) {
-            Ok(bytes) => bytes,
+        match fs::symlink_metadata(&manifest_path) {
+            Ok(_) => {}
             Err(error) if error.kind() == ErrorKind::NotFound => return Ok(Lookup::Miss),
             Err(error) => return Err(CacheError::io("read", manifest_path)(error)),
-        };
-        let verified = verify_entry(key, &path, &manifest_bytes);
-        match verified {
+        }
+        match verify_entry(key, &path) {
             Ok((manifest, payload)) => {
                 if self.mode == Mode::ReadWrite {
                     touch(&manifest_path);
@@ -181,7 +184,7 @@ impl Cache {
 
     /// Moves a bad entry out of the way (so it is recompiled), returning where it went.
     pub(crate) fn quarantine(&self, path: &Path) -> PathBuf {
-        if self.mode == Mode::ReadOnly || create_dir(&self.quarantine_dir()).is_err() {
+        if self.mode == Mode::ReadOnly || create_private_dir(&self.quarantine_dir()).is_err() {
             return path.to_owned();
         }
         let name = path
@@ -202,7 +205,7 @@ impl Cache {
         let key = manifest.key;
         let path = self.entry_path(&key);
         let tmp = self.tmp_dir();
-        create_dir(&tmp)?;
+        create_private_dir(&tmp)?;
         let staged = tmp.join(unique_name(&key.0.hex()));
         let result = self.stage_and_commit(&staged, &path, manifest, payload);
         if staged.exists() {
@@ -222,6 +225,7 @@ impl Cache {
         write_synced(&staged.join(&manifest.payload.file), payload)?;
         let text = serde_json::to_vec_pretty(manifest).expect("manifests serialize");
         write_synced(&staged.join(MANIFEST_FILE), &text)?;
+        write_synced(&staged.join(SEAL_FILE), &seal(&text))?;
         sync_dir(staged)?;
         pause_before_commit();
         let parent = path.parent().expect("entries have a parent");
@@ -310,7 +314,6 @@ impl Cache {
         self.writable()?;
         let bytes = serde_json::to_vec_pretty(value).expect("memos serialize");
         let path = self.layout().join("memo").join(format!("{name}.json"));
-        create_dir(&self.tmp_dir())?;
         replace_file(&self.tmp_dir(), &path, &bytes)
     }
 
@@ -364,15 +367,22 @@ fn touch(path: &Path) {
     }
 }
 
-/// Checks an entry against its key; the manifest and payload, or why it is bad.
-pub(crate) fn verify_entry(
-    key: &Key,
-    path: &Path,
-    manifest_bytes: &[u8],
-) -> Result<(Manifest, Vec<u8>), String> {
-    let manifest = Manifest::parse_for(key, manifest_bytes)?;
-    let payload = fs::read(path.join(&manifest.payload.file))
-        .map_err(|error| format!("cannot read the payload: {error}"))?;
+/// The seal of a manifest: `manifest.sha256`'s exact bytes.
+fn seal(manifest_bytes: &[u8]) -> Vec<u8> {
+    format!("{}  {MANIFEST_FILE}\n", sha256(manifest_bytes)).into_bytes()
+}
+
+/// Checks the entry at `path` against its key: the seal covers every byte of the manifest,
+/// which covers every byte of the payload. The manifest and payload, or why it is bad.
+pub(crate) fn verify_entry(key: &Key, path: &Path) -> Result<(Manifest, Vec<u8>), String> {
+    let manifest_bytes = read_plain(&path.join(MANIFEST_FILE))?;
+    if read_plain(&path.join(SEAL_FILE))? != seal(&manifest_bytes) {
+        return Err(format!(
+            "the manifest does not match its SHA-256 in {SEAL_FILE}"
+        ));
+    }
+    let manifest = Manifest::parse_for(key, &manifest_bytes)?;
+    let payload = read_plain(&path.join(&manifest.payload.file))?;
     manifest.check_payload(&payload)?;
     Ok((manifest, payload))
 }

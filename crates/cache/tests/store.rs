@@ -1,79 +1,15 @@
 //! The store through its public API: hits, first writer wins, verification, quarantine,
 //! read-only use and LRU eviction.
 
-use std::collections::BTreeMap;
+mod support;
+
 use std::fs;
 use std::path::Path;
 use std::time::{Duration, SystemTime};
 
-use tpuc_cache::{
-    Cache, Key, KeyParts, Lookup, MANIFEST_FORMAT, Manifest, Mode, Payload, PluginInfo, Signature,
-    TargetId, sha256,
-};
-use tpuc_pjrt::{CostAnalysis, ExecutableReport, MemoryStats};
-
-fn manifest(module: &str, payload: &[u8]) -> Manifest {
-    let key_parts = KeyParts {
-        module_sha256: sha256(module.as_bytes()),
-        compile_options: "1a0420012801".into(),
-        target: TargetId {
-            platform: "cpu".into(),
-            platform_version: "cpu".into(),
-            pjrt_api_version: "0.115".into(),
-            plugin_sha256: sha256(b"plugin"),
-            topology: "cpu:1".into(),
-        },
-        tpuc_version: "0.1.0".into(),
-        env: BTreeMap::from([("XLA_FLAGS".to_owned(), None)]),
-    };
-    Manifest {
-        format: MANIFEST_FORMAT.into(),
-        key: key_parts.key(),
-        key_parts,
-        target: "cpu".into(),
-        plugin: PluginInfo {
-            file: "plugin.so".into(),
-            attributes: BTreeMap::new(),
-        },
-        payload: Payload::of(payload),
-        signature: Signature::default(),
-        dims: BTreeMap::new(),
-        compile_seconds: 0.5,
-        created_unix: 1,
-        report: libtpu_report(),
-    }
-}
-
-/// What libtpu reported for a 128x256 · 256x512 matmul and tanh on `v5e:2x2`.
-fn libtpu_report() -> ExecutableReport {
-    ExecutableReport {
-        memory: Some(MemoryStats {
-            argument_bytes: 655_360,
-            output_bytes: 262_144,
-            generated_code_bytes: 55_808,
-            peak_bytes: Some(1_441_792),
-            total_bytes: Some(55_808),
-            ..MemoryStats::default()
-        }),
-        cost: Some(CostAnalysis {
-            flops: Some(33_554_432.0),
-            bytes_accessed: Some(3_019_264.0),
-            transcendentals: Some(65_536.0),
-            optimal_seconds: Some(4.093025836482411e-6),
-            properties: BTreeMap::from([
-                ("bytes accessed0{}".to_owned(), 655_872.0),
-                ("utilization0{}".to_owned(), 3.0),
-            ]),
-        }),
-    }
-}
-
-fn hit(cache: &Cache, key: &Key) -> Vec<u8> {
-    match cache.lookup(key).unwrap() {
-        Lookup::Hit(hit) => hit.payload,
-        other => panic!("expected a hit, got {other:?}"),
-    }
-}
+use support::{hit, libtpu_report, manifest};
+use tpuc_cache::{Cache, Key, Lookup, Manifest, Mode, Payload, sha256};
+use tpuc_pjrt::ExecutableReport;
 
 #[test]
 fn an_inserted_entry_is_found_and_the_first_writer_wins() {
@@ -108,17 +44,28 @@ fn the_report_comes_back_exactly_and_entries_without_one_still_read() {
     let path = cache.entry_path(&entry.key).join("manifest.json");
     let mut json: serde_json::Value = serde_json::from_slice(&fs::read(&path).unwrap()).unwrap();
     json.as_object_mut().unwrap().remove("report").unwrap();
-    fs::write(&path, serde_json::to_vec(&json).unwrap()).unwrap();
+    let bytes = serde_json::to_vec(&json).unwrap();
+    fs::write(&path, &bytes).unwrap();
+    let seal = format!("{}  manifest.json\n", sha256(&bytes));
+    fs::write(path.with_file_name("manifest.sha256"), seal).unwrap();
     let Lookup::Hit(found) = cache.lookup(&entry.key).unwrap() else {
         panic!("no hit");
     };
     assert_eq!(found.manifest.report, ExecutableReport::default());
 }
 
+/// Replaces `from` (which must be there) by `to` in an entry's manifest.
+fn edit_manifest(entry: &Path, from: &str, to: &str) {
+    let path = entry.join("manifest.json");
+    let text = fs::read_to_string(&path).unwrap();
+    assert!(text.contains(from), "{from}");
+    fs::write(path, text.replace(from, to)).unwrap();
+}
+
 #[test]
 fn corrupt_entries_are_detected_quarantined_and_then_missing() {
     type Damage = fn(&Path);
-    let damages: [(&str, Damage); 6] = [
+    let damages: [(&str, Damage); 8] = [
         ("bit flip in the payload", |entry| {
             let path = entry.join("executable");
             let mut bytes = fs::read(&path).unwrap();
@@ -136,19 +83,20 @@ fn corrupt_entries_are_detected_quarantined_and_then_missing() {
             fs::write(path, &bytes[..bytes.len() / 2]).unwrap();
         }),
         ("bit flip in the manifest's key parts", |entry| {
-            let path = entry.join("manifest.json");
-            let text = fs::read_to_string(&path).unwrap();
-            fs::write(path, text.replace("\"cpu:1\"", "\"cpu:2\"")).unwrap();
+            edit_manifest(entry, "\"cpu:1\"", "\"cpu:2\"")
         }),
         ("a report that does not parse", |entry| {
-            let path = entry.join("manifest.json");
-            let text = fs::read_to_string(&path).unwrap();
-            assert!(text.contains("\"temp_bytes\": 0,"));
-            fs::write(
-                path,
-                text.replace("\"temp_bytes\": 0,", "\"temp_bytes\": -0.5,"),
+            edit_manifest(entry, "\"temp_bytes\": 0,", "\"temp_bytes\": -0.5,")
+        }),
+        ("an entry from before seals (no manifest.sha256)", |entry| {
+            fs::remove_file(entry.join("manifest.sha256")).unwrap()
+        }),
+        ("an edited field no other check reads", |entry| {
+            edit_manifest(
+                entry,
+                "\"compile_seconds\": 0.5",
+                "\"compile_seconds\": 0.6",
             )
-            .unwrap();
         }),
         ("missing payload", |entry| {
             fs::remove_file(entry.join("executable")).unwrap()
@@ -239,14 +187,20 @@ fn gc_evicts_the_least_recently_used_entries_first() {
     }
     // "b" is the most recently used, then "c"; a lookup makes "a" the newest.
     hit(&cache, &entries[0].key);
-    let one_entry = cache.list()[0].size;
+    let one_entry = cache.list().unwrap().entries[0].size;
     let report = cache.gc(one_entry * 2).unwrap();
     assert_eq!((report.removed_entries, report.kept_entries), (1, 2));
-    let kept: Vec<Key> = cache.list().iter().map(|e| e.key).collect();
+    let kept: Vec<Key> = cache
+        .list()
+        .unwrap()
+        .entries
+        .iter()
+        .map(|e| e.key)
+        .collect();
     assert_eq!(kept, [entries[0].key, entries[1].key]);
-    assert_eq!(cache.verify().ok, 2);
+    assert_eq!(cache.verify().unwrap().ok, 2);
     cache.gc(0).unwrap();
-    assert!(cache.list().is_empty());
+    assert!(cache.list().unwrap().entries.is_empty());
 }
 
 #[test]
