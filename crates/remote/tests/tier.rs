@@ -4,9 +4,9 @@
 mod support;
 
 use std::collections::BTreeMap;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
-use support::{S3Server, ServerOptions, free_port, options_for};
+use support::{S3Server, ServerOptions, free_port, options_for, peak_memory};
 use tpuc_cache::{
     Digest, KeyParts, MANIFEST_FORMAT, Manifest, Payload, PluginInfo, Signature, TargetId, sha256,
 };
@@ -129,6 +129,60 @@ fn tampered_entries_are_rejected() {
         shared.fetch(&manifest.key).unwrap(),
         Fetched::Rejected { .. }
     ));
+}
+
+/// Replaces an object by a sparse file of `size` bytes: large on the wire, free on disk.
+fn inflate(server: &S3Server, bucket: &str, key: &str, size: u64) {
+    let path = server.objects().join(bucket).join(key);
+    assert!(path.exists(), "{} is not there", path.display());
+    std::fs::File::create(path).unwrap().set_len(size).unwrap();
+}
+
+/// Fetches `key` expecting a rejection for size, within a few seconds and without the peak
+/// memory of the process growing by anything like the object's size.
+fn assert_rejected_as_too_large(shared: &SharedTier, key: &tpuc_cache::Key) {
+    let before = peak_memory();
+    let started = Instant::now();
+    let fetched = shared.fetch(key).unwrap();
+    let elapsed = started.elapsed();
+    let Fetched::Rejected { reason } = fetched else {
+        panic!("an oversized object was accepted: {fetched:?}");
+    };
+    assert!(reason.contains("larger than"), "{reason}");
+    assert!(elapsed < Duration::from_secs(3), "{elapsed:?}");
+    if let (Some(before), Some(after)) = (before, peak_memory()) {
+        let grown = after.saturating_sub(before);
+        assert!(
+            grown < 64 * 1024 * 1024,
+            "peak memory grew by {grown} bytes"
+        );
+    }
+}
+
+#[test]
+fn an_oversized_blob_is_rejected_before_it_is_read() {
+    let server = S3Server::start();
+    let url = server.bucket("fat-blob", "c");
+    let shared = tier(&url, &server.options());
+    let executable = vec![9u8; 8600];
+    let manifest = manifest_for(&executable, "cpu:1");
+    shared.publish(&manifest, &executable).unwrap();
+    let blob = format!("c/v1/blobs/{}", manifest.payload.sha256);
+    inflate(&server, "fat-blob", &blob, 1 << 30);
+    assert_rejected_as_too_large(&shared, &manifest.key);
+}
+
+#[test]
+fn an_oversized_manifest_is_rejected_before_it_is_read() {
+    let server = S3Server::start();
+    let url = server.bucket("fat-manifest", "c");
+    let shared = tier(&url, &server.options());
+    let executable = b"exe".to_vec();
+    let manifest = manifest_for(&executable, "cpu:1");
+    shared.publish(&manifest, &executable).unwrap();
+    let entry = format!("c/v1/entries/{}.json", manifest.key);
+    inflate(&server, "fat-manifest", &entry, 512 << 20);
+    assert_rejected_as_too_large(&shared, &manifest.key);
 }
 
 #[test]
