@@ -131,25 +131,24 @@ fn tampered_entries_are_rejected() {
     ));
 }
 
-/// Replaces an object by a sparse file of `size` bytes: large on the wire, free on disk.
-fn inflate(server: &S3Server, bucket: &str, key: &str, size: u64) {
-    let path = server.objects().join(bucket).join(key);
+/// Publishes an entry with an 8.6 KB executable to a fresh bucket, replaces one of its objects
+/// (`object` names it under the prefix `c/`) by a sparse file of `size` bytes, large on the
+/// wire but free on disk, then fetches the entry: it must be rejected for its size, within a
+/// few seconds, without the peak memory of the process growing by anything like `size`.
+fn assert_inflated_entry_is_rejected(object: fn(&Manifest) -> String, size: u64) {
+    let server = S3Server::start();
+    let shared = tier(&server.bucket("inflated", "c"), &server.options());
+    let executable = vec![9u8; 8600];
+    let manifest = manifest_for(&executable, "cpu:1");
+    shared.publish(&manifest, &executable).unwrap();
+    let path = server.objects().join("inflated/c").join(object(&manifest));
     assert!(path.exists(), "{} is not there", path.display());
     std::fs::File::create(path).unwrap().set_len(size).unwrap();
-}
 
-/// Fetches `key` expecting a rejection for size, within a few seconds and without the peak
-/// memory of the process growing by anything like the object's size.
-fn assert_rejected_as_too_large(shared: &SharedTier, key: &tpuc_cache::Key) {
     let before = peak_memory();
     let started = Instant::now();
-    let fetched = shared.fetch(key).unwrap();
+    let fetched = shared.fetch(&manifest.key).unwrap();
     let elapsed = started.elapsed();
-    let Fetched::Rejected { reason } = fetched else {
-        panic!("an oversized object was accepted: {fetched:?}");
-    };
-    assert!(reason.contains("larger than"), "{reason}");
-    assert!(elapsed < Duration::from_secs(3), "{elapsed:?}");
     if let (Some(before), Some(after)) = (before, peak_memory()) {
         let grown = after.saturating_sub(before);
         assert!(
@@ -157,32 +156,27 @@ fn assert_rejected_as_too_large(shared: &SharedTier, key: &tpuc_cache::Key) {
             "peak memory grew by {grown} bytes"
         );
     }
+    assert!(elapsed < Duration::from_secs(3), "{elapsed:?}");
+    let Fetched::Rejected { reason } = fetched else {
+        panic!("an oversized object was accepted: {fetched:?}");
+    };
+    assert!(reason.contains("larger than"), "{reason}");
 }
 
 #[test]
 fn an_oversized_blob_is_rejected_before_it_is_read() {
-    let server = S3Server::start();
-    let url = server.bucket("fat-blob", "c");
-    let shared = tier(&url, &server.options());
-    let executable = vec![9u8; 8600];
-    let manifest = manifest_for(&executable, "cpu:1");
-    shared.publish(&manifest, &executable).unwrap();
-    let blob = format!("c/v1/blobs/{}", manifest.payload.sha256);
-    inflate(&server, "fat-blob", &blob, 1 << 30);
-    assert_rejected_as_too_large(&shared, &manifest.key);
+    assert_inflated_entry_is_rejected(
+        |manifest| format!("v1/blobs/{}", manifest.payload.sha256),
+        1 << 30,
+    );
 }
 
 #[test]
 fn an_oversized_manifest_is_rejected_before_it_is_read() {
-    let server = S3Server::start();
-    let url = server.bucket("fat-manifest", "c");
-    let shared = tier(&url, &server.options());
-    let executable = b"exe".to_vec();
-    let manifest = manifest_for(&executable, "cpu:1");
-    shared.publish(&manifest, &executable).unwrap();
-    let entry = format!("c/v1/entries/{}.json", manifest.key);
-    inflate(&server, "fat-manifest", &entry, 512 << 20);
-    assert_rejected_as_too_large(&shared, &manifest.key);
+    assert_inflated_entry_is_rejected(
+        |manifest| format!("v1/entries/{}.json", manifest.key),
+        512 << 20,
+    );
 }
 
 #[test]
