@@ -1,13 +1,14 @@
 //! `tpuc cache`: list, show, verify, evict and remove compiled executables.
 
 use std::path::PathBuf;
+use std::time::Duration;
 
 use clap::Subcommand;
 use miette::{IntoDiagnostic, Result};
 use tpuc_cache::{Cache, EntryInfo, Key, Mode};
 use tpuc_driver::CacheTiers;
 use tpuc_prewarm::PlanOptions;
-use tpuc_remote::{RemoteError, RemoteOptions, RemoteStore, SharedTier};
+use tpuc_remote::{Limits, RemoteError, RemoteOptions, RemoteStore, SharedTier};
 
 use crate::Format;
 
@@ -59,6 +60,16 @@ pub struct RemoteArgs {
         value_parser = clap::builder::BoolishValueParser::new()
     )]
     pub remote_read_only: bool,
+    /// Give up on a shared-tier operation after this many seconds (a transfer gets one more
+    /// second per MiB it may move); it then counts as a fault, and the compile goes on
+    /// locally.
+    #[arg(
+        long,
+        value_name = "SECONDS",
+        env = "TPUC_REMOTE_DEADLINE",
+        value_parser = parse_seconds
+    )]
+    pub remote_deadline: Option<Duration>,
 }
 
 impl RemoteArgs {
@@ -75,9 +86,14 @@ impl RemoteArgs {
             }
             return Ok(CacheTiers::from(local));
         };
+        let defaults = Limits::default();
         let options = RemoteOptions {
             endpoint: self.endpoint.clone().or_else(|| plan.endpoint.clone()),
             read_only: self.remote_read_only || plan.read_only,
+            limits: Limits {
+                overall: self.remote_deadline.unwrap_or(defaults.overall),
+                ..defaults
+            },
             ..RemoteOptions::default()
         };
         let shared = SharedTier::new(RemoteStore::open(url, &options)?);
@@ -95,6 +111,15 @@ impl RemoteArgs {
         };
         Ok(CacheTiers { local, shared })
     }
+}
+
+/// A positive number of seconds, such as `60` or `0.5`.
+fn parse_seconds(text: &str) -> Result<Duration, String> {
+    text.parse::<f64>()
+        .ok()
+        .filter(|seconds| *seconds > 0.0)
+        .and_then(|seconds| Duration::try_from_secs_f64(seconds).ok())
+        .ok_or_else(|| format!("`{text}` is not a positive number of seconds"))
 }
 
 fn warn_unusable(error: RemoteError, consequence: &str) {

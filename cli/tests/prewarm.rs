@@ -1,17 +1,19 @@
 //! `tpuc prewarm` with the real plugins: a plan compiles its items once, a second run finds
 //! them all in the cache, `--check` gates on them, and a failing item does not stop the others.
 //! With a shared tier on a real S3-compatible server: two caches share one bucket, overlapping
-//! prewarms run at once, the server dies mid-run, and a tampered entry is never used.
+//! prewarms run at once, the server dies mid-run, a tampered entry is never used, and a server
+//! too slow to finish costs a deadline, not the compile.
 
 mod support;
 
 use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
 use std::process::Stdio;
+use std::time::{Duration, Instant};
 
 use serde_json::Value;
 use support::{command, fixture};
-use tpuc_testkit::S3Server;
+use tpuc_testkit::{S3Server, TrickleServer};
 
 /// Three models with a symbolic dimension, at two sizes each, for two targets: 12 items.
 /// `dyn_batch` and `dyn_conv` have a batch dimension `s77` in [1, 64], `dyn_seq` a sequence
@@ -443,6 +445,46 @@ fn an_unusable_bucket_is_reported_once_and_the_local_cache_goes_on() {
     );
     assert!(!out.status.success());
     assert!(String::from_utf8_lossy(&out.stderr).contains("no --remote"));
+}
+
+#[test]
+fn a_trickling_server_costs_its_deadline_then_the_compile_goes_on_locally() {
+    let server = TrickleServer::start();
+    let dir = tempfile::tempdir().unwrap();
+    let model = fixture("mlp.pt2");
+    let args = [
+        "compile",
+        model.to_str().unwrap(),
+        "--target",
+        "cpu",
+        "--format",
+        "json",
+    ];
+    // How long the compile takes without a shared tier, for the bound below.
+    let started = Instant::now();
+    let baseline = support::tpuc(&dir.path().join("baseline"), &args);
+    assert!(baseline.status.success(), "{baseline:?}");
+    let alone = started.elapsed();
+
+    let remote = ["--remote", "s3://slow/x", "--endpoint", &server.endpoint];
+    let started = Instant::now();
+    let out = command(
+        &dir.path().join("cache"),
+        &[&args[..], &remote[..]].concat(),
+    )
+    .env("TPUC_REMOTE_DEADLINE", "2")
+    .output()
+    .unwrap();
+    let elapsed = started.elapsed();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    let report: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(report["targets"][0]["origin"], "compiled", "{stderr}");
+    assert!(stderr.contains("did not finish"), "{stderr}");
+    // One deadline (the tier then rests), not one per operation, and nothing like the minutes
+    // the server would take to send its 11 KiB.
+    let bound = alone + Duration::from_secs(2 + 5);
+    assert!(elapsed < bound, "{elapsed:?} (alone: {alone:?}):\n{stderr}");
 }
 
 #[test]

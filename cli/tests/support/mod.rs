@@ -30,6 +30,7 @@ pub fn command(cache: &Path, args: &[&str]) -> Command {
         .env_remove("TPUC_REMOTE")
         .env_remove("TPUC_REMOTE_ENDPOINT")
         .env_remove("TPUC_REMOTE_READ_ONLY")
+        .env_remove("TPUC_REMOTE_DEADLINE")
         .env_remove("AWS_SESSION_TOKEN")
         .env_remove("AWS_ENDPOINT_URL")
         .envs(tpuc_testkit::S3Server::client_env());

@@ -133,6 +133,11 @@ pub const REGISTRY: &[Knob] = &[
         CACHE_ONLY,
     ),
     ignored(
+        "TPUC_REMOTE_DEADLINE",
+        "seconds before a shared-tier operation is given up as a fault",
+        CACHE_ONLY,
+    ),
+    ignored(
         "TPUC_REMOTE_ENDPOINT",
         "the S3-compatible endpoint of the shared cache tier",
         CACHE_ONLY,

@@ -116,6 +116,26 @@ pub enum RemoteError {
         expected: String,
         actual: String,
     },
+
+    #[error(
+        "remote cache entry `{key}` in {url} is larger than the {limit} bytes it may have: it \
+         was refused after {received} bytes"
+    )]
+    #[diagnostic(
+        code(tpuc::remote::too_large),
+        help(
+            "the entry is corrupt or was tampered with; it is not used. Delete it from the bucket \
+             so a trusted job can write it again"
+        )
+    )]
+    TooLarge {
+        url: String,
+        key: String,
+        limit: u64,
+        /// Bytes of the object read before the read stopped (0 if its declared length already
+        /// exceeded the limit).
+        received: u64,
+    },
 }
 
 impl RemoteError {

@@ -4,8 +4,10 @@
 //!
 //! Entries are immutable and content-addressed: writes are create-if-absent
 //! ([`RemoteStore::put_if_absent`]), reads can be checked against the digest the caller expects
-//! ([`RemoteStore::get_verified`]), and every operation is bounded in time ([`Limits`]) so a dead
-//! or stuck server degrades to a warning ([`RemoteError::is_network_fault`]), never a hang.
+//! ([`RemoteStore::get_verified`]), every read is bounded in size (the caller says how large the
+//! object may be, and a larger one is refused without being buffered) and every operation is
+//! bounded in time ([`Limits`]) so a dead or stuck server degrades to a warning
+//! ([`RemoteError::is_network_fault`]), never a hang.
 
 mod error;
 mod options;
@@ -17,5 +19,5 @@ pub use bytes::Bytes;
 pub use error::RemoteError;
 pub use options::{Credentials, Limits, RemoteOptions};
 pub use store::{PutOutcome, RemoteObject, RemoteStore};
-pub use tier::{COOLDOWN, Fetched, MAX_COOLDOWN, SharedTier};
+pub use tier::{COOLDOWN, Fetched, MAX_COOLDOWN, MAX_MANIFEST_SIZE, SharedTier};
 pub use url::RemoteUrl;

@@ -41,8 +41,13 @@ pub struct Limits {
     pub idle: Duration,
     /// One HTTP request, body included.
     pub request: Duration,
-    /// One operation, all retries included.
+    /// The deadline of one operation, all retries included, when it moves no payload (a
+    /// lookup, a listing); a transfer of `n` bytes gets `n / min_rate` seconds more
+    /// ([`Limits::deadline_for`]). Past it the operation is a network fault.
     pub overall: Duration,
+    /// The slowest transfer rate, in bytes per second, that the deadline of a transfer
+    /// allows for its bytes.
+    pub min_rate: u64,
     /// Retries of a request after a connection error, a timeout or a 5xx answer.
     pub retries: usize,
     /// Wait before the first retry; doubled for each further one.
@@ -55,9 +60,19 @@ impl Default for Limits {
             connect: Duration::from_secs(5),
             idle: Duration::from_secs(30),
             request: Duration::from_secs(300),
-            overall: Duration::from_secs(600),
+            overall: Duration::from_secs(60),
+            min_rate: 1024 * 1024,
             retries: 3,
             backoff: Duration::from_millis(200),
         }
+    }
+}
+
+impl Limits {
+    /// The deadline of an operation that moves up to `bytes` bytes: [`overall`](Self::overall),
+    /// plus the time those bytes take at [`min_rate`](Self::min_rate).
+    pub fn deadline_for(&self, bytes: u64) -> Duration {
+        self.overall
+            .saturating_add(Duration::from_secs(bytes / self.min_rate.max(1)))
     }
 }

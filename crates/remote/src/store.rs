@@ -2,8 +2,9 @@
 
 use std::future::Future;
 use std::sync::Arc;
+use std::time::Duration;
 
-use bytes::Bytes;
+use bytes::{Bytes, BytesMut};
 use futures::TryStreamExt;
 use object_store::aws::{AmazonS3, AmazonS3Builder, S3ConditionalPut};
 use object_store::path::Path;
@@ -87,45 +88,63 @@ impl RemoteStore {
         self.read_only
     }
 
-    /// The object's bytes, or `None` when the key is absent.
-    pub fn get(&self, key: &str) -> Result<Option<Bytes>, RemoteError> {
-        let path = self.path(key)?;
-        let store = Arc::clone(&self.store);
-        self.run("reading", key, async move {
-            match store.get(&path).await {
-                Ok(found) => found.bytes().await.map(Some),
-                Err(object_store::Error::NotFound { .. }) => Ok(None),
-                Err(e) => Err(e),
-            }
-        })
+    /// The object's bytes, or `None` when the key is absent. An object of more than `max_size`
+    /// bytes is refused with [`RemoteError::TooLarge`], as soon as that is known: from its
+    /// declared length, or else once more than `max_size` bytes have arrived. The read must end
+    /// within [`Limits::deadline_for`] `max_size` bytes.
+    pub fn get(&self, key: &str, max_size: u64) -> Result<Option<Bytes>, RemoteError> {
+        Ok(self.read(key, max_size)?.map(|body| body.bytes))
     }
 
     /// Like [`get`](Self::get), but a present object whose SHA-256 differs from
-    /// `expected_sha256` is refused with [`RemoteError::DigestMismatch`].
+    /// `expected_sha256` is refused with [`RemoteError::DigestMismatch`]. The digest is computed
+    /// as the bytes arrive.
     pub fn get_verified(
         &self,
         key: &str,
         expected_sha256: &[u8; 32],
+        max_size: u64,
     ) -> Result<Option<Bytes>, RemoteError> {
-        let Some(bytes) = self.get(key)? else {
+        let Some(body) = self.read(key, max_size)? else {
             return Ok(None);
         };
-        let actual: [u8; 32] = Sha256::digest(&bytes).into();
-        if actual != *expected_sha256 {
+        if body.sha256 != *expected_sha256 {
             return Err(RemoteError::DigestMismatch {
                 url: self.url(),
                 key: key.to_owned(),
                 expected: hex(expected_sha256),
-                actual: hex(&actual),
+                actual: hex(&body.sha256),
             });
         }
-        Ok(Some(bytes))
+        Ok(Some(body.bytes))
+    }
+
+    fn read(&self, key: &str, max_size: u64) -> Result<Option<Body>, RemoteError> {
+        let path = self.path(key)?;
+        let store = Arc::clone(&self.store);
+        let deadline = self.limits.deadline_for(max_size);
+        match self.run(
+            "reading",
+            key,
+            deadline,
+            read_bounded(store, path, max_size),
+        )? {
+            Read::Absent => Ok(None),
+            Read::TooLarge { received } => Err(RemoteError::TooLarge {
+                url: self.url(),
+                key: key.to_owned(),
+                limit: max_size,
+                received,
+            }),
+            Read::Body(body) => Ok(Some(body)),
+        }
     }
 
     pub fn head(&self, key: &str) -> Result<Option<RemoteObject>, RemoteError> {
         let path = self.path(key)?;
         let store = Arc::clone(&self.store);
-        let meta = self.run("looking up", key, async move {
+        let deadline = self.limits.overall;
+        let meta = self.run("looking up", key, deadline, async move {
             match store.head(&path).await {
                 Ok(meta) => Ok(Some(meta)),
                 Err(object_store::Error::NotFound { .. }) => Ok(None),
@@ -149,7 +168,8 @@ impl RemoteStore {
             });
         }
         let store = Arc::clone(&self.store);
-        self.run("writing", key, async move {
+        let deadline = self.limits.deadline_for(bytes.len() as u64);
+        self.run("writing", key, deadline, async move {
             let create = PutOptions::from(PutMode::Create);
             match store.put_opts(&path, PutPayload::from(bytes), create).await {
                 Ok(_) => Ok(PutOutcome::Created),
@@ -168,7 +188,7 @@ impl RemoteStore {
             self.path(prefix)?
         };
         let store = Arc::clone(&self.store);
-        let metas = self.run("listing", prefix, async move {
+        let metas = self.run("listing", prefix, self.limits.overall, async move {
             store.list(Some(&full)).try_collect::<Vec<_>>().await
         })?;
         let mut objects: Vec<RemoteObject> = metas
@@ -195,7 +215,8 @@ impl RemoteStore {
     pub fn check(&self) -> Result<(), RemoteError> {
         let prefix = self.url.prefix.clone();
         let store = Arc::clone(&self.store);
-        let listed = self.run("listing", &format!("{prefix}/"), async move {
+        let key = format!("{prefix}/");
+        let listed = self.run("listing", &key, self.limits.overall, async move {
             store.list_with_delimiter(Some(&prefix)).await.map(drop)
         });
         match listed {
@@ -221,20 +242,21 @@ impl RemoteStore {
         Ok(self.url.prefix.parts().chain(relative.parts()).collect())
     }
 
-    /// Runs one operation to completion on the store's runtime, bounded by `limits.overall`.
+    /// Runs one operation to completion on the store's runtime; past `deadline` it is
+    /// abandoned (its connection dropped) and reported as [`RemoteError::TimedOut`].
     fn run<T>(
         &self,
         operation: &'static str,
         key: &str,
+        deadline: Duration,
         future: impl Future<Output = object_store::Result<T>> + Send + 'static,
     ) -> Result<T, RemoteError>
     where
         T: Send + 'static,
     {
-        let limit = self.limits.overall;
         let outcome = self
             .runtime
-            .block_on(async move { tokio::time::timeout(limit, future).await });
+            .block_on(async move { tokio::time::timeout(deadline, future).await });
         match outcome {
             Ok(Ok(value)) => Ok(value),
             Ok(Err(error)) => Err(self.classify(operation, key, error)),
@@ -242,7 +264,7 @@ impl RemoteStore {
                 url: self.url(),
                 operation,
                 key: key.to_owned(),
-                limit,
+                limit: deadline,
             }),
         }
     }
@@ -267,6 +289,56 @@ impl RemoteStore {
             },
         }
     }
+}
+
+/// A complete object, and its SHA-256.
+struct Body {
+    bytes: Bytes,
+    sha256: [u8; 32],
+}
+
+enum Read {
+    Absent,
+    /// Longer than allowed; `received` bytes had arrived when the read stopped.
+    TooLarge {
+        received: u64,
+    },
+    Body(Body),
+}
+
+/// Reads the object at `path` if it has at most `max_size` bytes, hashing the bytes as they
+/// arrive. No more than `max_size` bytes are ever buffered: an object that declares more is
+/// refused before its body is read, one that sends more is dropped at the chunk that crosses
+/// the bound.
+async fn read_bounded(
+    store: Arc<AmazonS3>,
+    path: Path,
+    max_size: u64,
+) -> object_store::Result<Read> {
+    let found = match store.get(&path).await {
+        Ok(found) => found,
+        Err(object_store::Error::NotFound { .. }) => return Ok(Read::Absent),
+        Err(error) => return Err(error),
+    };
+    if found.meta.size > max_size {
+        return Ok(Read::TooLarge { received: 0 });
+    }
+    let mut bytes = BytesMut::with_capacity(usize::try_from(found.meta.size).unwrap_or(0));
+    let mut hasher = Sha256::new();
+    let mut received = 0u64;
+    let mut stream = found.into_stream();
+    while let Some(chunk) = stream.try_next().await? {
+        received = received.saturating_add(chunk.len() as u64);
+        if received > max_size {
+            return Ok(Read::TooLarge { received });
+        }
+        hasher.update(&chunk);
+        bytes.extend_from_slice(&chunk);
+    }
+    Ok(Read::Body(Body {
+        bytes: bytes.freeze(),
+        sha256: hasher.finalize().into(),
+    }))
 }
 
 fn builder(url: &RemoteUrl, options: &RemoteOptions) -> AmazonS3Builder {

@@ -24,6 +24,10 @@ use crate::store::{PutOutcome, RemoteStore};
 pub const COOLDOWN: Duration = Duration::from_secs(30);
 pub const MAX_COOLDOWN: Duration = Duration::from_secs(600);
 
+/// The largest manifest read from the tier; a larger object under an entry's name is rejected
+/// before it is read. Real manifests are a few kilobytes.
+pub const MAX_MANIFEST_SIZE: u64 = 1024 * 1024;
+
 /// What [`SharedTier::fetch`] found.
 #[derive(Debug)]
 pub enum Fetched {
@@ -82,26 +86,31 @@ impl SharedTier {
     /// The entry `key`, verified.
     pub fn fetch(&self, key: &Key) -> Result<Fetched, RemoteError> {
         self.guarded(|store| {
-            let Some(manifest_bytes) = store.get(&manifest_key(key))? else {
-                return Ok(Fetched::Miss);
+            let manifest_bytes = match store.get(&manifest_key(key), MAX_MANIFEST_SIZE) {
+                Ok(Some(bytes)) => bytes,
+                Ok(None) => return Ok(Fetched::Miss),
+                Err(error @ RemoteError::TooLarge { .. }) => return Ok(rejected(&error)),
+                Err(error) => return Err(error),
             };
             let manifest = match Manifest::parse_for(key, &manifest_bytes) {
                 Ok(manifest) => manifest,
                 Err(reason) => return Ok(Fetched::Rejected { reason }),
             };
             let blob = blob_key(&manifest);
-            let payload = match store.get_verified(&blob, &manifest.payload.sha256.0) {
+            let payload = match store.get_verified(
+                &blob,
+                &manifest.payload.sha256.0,
+                manifest.payload.size,
+            ) {
                 Ok(Some(payload)) => payload,
                 Ok(None) => {
                     return Ok(Fetched::Rejected {
                         reason: format!("its executable `{blob}` is missing"),
                     });
                 }
-                Err(error @ RemoteError::DigestMismatch { .. }) => {
-                    return Ok(Fetched::Rejected {
-                        reason: error.to_string(),
-                    });
-                }
+                Err(
+                    error @ (RemoteError::DigestMismatch { .. } | RemoteError::TooLarge { .. }),
+                ) => return Ok(rejected(&error)),
                 Err(error) => return Err(error),
             };
             if let Err(reason) = manifest.check_payload(&payload) {
@@ -164,6 +173,12 @@ impl SharedTier {
         self.health
             .lock()
             .unwrap_or_else(|poisoned| poisoned.into_inner())
+    }
+}
+
+fn rejected(error: &RemoteError) -> Fetched {
+    Fetched::Rejected {
+        reason: error.to_string(),
     }
 }
 

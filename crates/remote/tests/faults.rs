@@ -5,12 +5,17 @@ mod support;
 use std::thread;
 use std::time::{Duration, Instant};
 
-use support::{FakeServer, S3Server, ServerOptions, free_port, options_for, test_limits};
-use tpuc_remote::{Bytes, PutOutcome, RemoteError, RemoteStore};
+use support::{
+    FakeServer, S3Server, ServerOptions, TrickleServer, free_port, options_for, test_limits,
+};
+use tpuc_remote::{Bytes, Limits, PutOutcome, RemoteError, RemoteOptions, RemoteStore};
 
-/// Retries, backoff and the overall limit: nothing may take longer than this.
+/// The size bound of the reads below: more than the fake servers declare.
+const BOUND: u64 = 1 << 20;
+
+/// Retries, backoff and the deadline: nothing may take longer than this.
 fn bound() -> Duration {
-    test_limits().overall + Duration::from_secs(2)
+    test_limits().deadline_for(BOUND) + Duration::from_secs(2)
 }
 
 fn timed<T>(operation: impl FnOnce() -> T) -> (T, Duration) {
@@ -30,7 +35,7 @@ fn assert_network_fault(error: &RemoteError) {
 fn nothing_listening_fails_fast() {
     let endpoint = format!("http://127.0.0.1:{}", free_port());
     let store = RemoteStore::open("s3://cache/p", &options_for(&endpoint)).unwrap();
-    let (result, elapsed) = timed(|| store.get("k"));
+    let (result, elapsed) = timed(|| store.get("k", BOUND));
     assert_network_fault(&result.unwrap_err());
     assert!(elapsed < Duration::from_secs(5), "{elapsed:?}");
     let put = store.put_if_absent("k", Bytes::from_static(b"x"));
@@ -42,7 +47,7 @@ fn nothing_listening_fails_fast() {
 fn a_server_that_never_answers_times_out_after_bounded_retries() {
     let server = FakeServer::spawn(support::silent);
     let store = RemoteStore::open("s3://cache/p", &options_for(&server.endpoint)).unwrap();
-    let (result, elapsed) = timed(|| store.get("k"));
+    let (result, elapsed) = timed(|| store.get("k", BOUND));
     assert_network_fault(&result.unwrap_err());
     assert!(elapsed < bound(), "{elapsed:?}");
     let attempts = server.connections();
@@ -66,10 +71,33 @@ fn server_errors_are_retried_a_bounded_number_of_times() {
 }
 
 #[test]
+fn a_trickling_server_fails_within_the_deadline() {
+    let server = TrickleServer::start();
+    let limits = Limits {
+        overall: Duration::from_secs(2),
+        request: Duration::from_secs(30),
+        ..test_limits()
+    };
+    let options = RemoteOptions {
+        limits,
+        ..options_for(&server.endpoint)
+    };
+    let store = RemoteStore::open("s3://cache/p", &options).unwrap();
+    let (result, elapsed) = timed(|| store.get("k", TrickleServer::BODY_SIZE as u64));
+    let error = result.unwrap_err();
+    assert!(
+        matches!(error, RemoteError::TimedOut { .. }),
+        "expected a timeout, got {error:?}"
+    );
+    assert_network_fault(&error);
+    assert!(elapsed < Duration::from_secs(3), "{elapsed:?}");
+}
+
+#[test]
 fn a_response_cut_short_is_an_error_not_a_truncated_entry() {
     let server = FakeServer::spawn(support::dies_mid_response);
     let store = RemoteStore::open("s3://cache/p", &options_for(&server.endpoint)).unwrap();
-    let (result, elapsed) = timed(|| store.get("k"));
+    let (result, elapsed) = timed(|| store.get("k", BOUND));
     assert_network_fault(&result.unwrap_err());
     assert!(elapsed < bound(), "{elapsed:?}");
 }
@@ -93,7 +121,7 @@ fn a_killed_server_degrades_every_operation_to_an_error() {
         .unwrap();
 
     server.kill();
-    let (get, get_time) = timed(|| store.get("before"));
+    let (get, get_time) = timed(|| store.get("before", BOUND));
     assert_network_fault(&get.unwrap_err());
     let (put, put_time) = timed(|| store.put_if_absent("after", Bytes::from_static(b"a")));
     assert_network_fault(&put.unwrap_err());

@@ -6,7 +6,7 @@ use std::sync::Arc;
 use std::thread;
 
 use sha2::{Digest, Sha256};
-use support::{S3Server, ServerOptions};
+use support::{ANY_SIZE, S3Server, ServerOptions};
 use tpuc_remote::{Bytes, Credentials, PutOutcome, RemoteError, RemoteObject, RemoteStore};
 
 fn sha256(bytes: &[u8]) -> [u8; 32] {
@@ -32,7 +32,10 @@ fn an_entry_is_created_once_and_never_overwritten() {
             .unwrap(),
         PutOutcome::AlreadyExists
     );
-    assert_eq!(store.get("entries/ab/key").unwrap(), Some(first.clone()));
+    assert_eq!(
+        store.get("entries/ab/key", ANY_SIZE).unwrap(),
+        Some(first.clone())
+    );
     assert_eq!(
         store.head("entries/ab/key").unwrap(),
         Some(RemoteObject {
@@ -46,9 +49,14 @@ fn an_entry_is_created_once_and_never_overwritten() {
 fn absent_keys_read_as_none() {
     let server = S3Server::start();
     let store = RemoteStore::open(&server.bucket("absent", "p"), &server.options()).unwrap();
-    assert_eq!(store.get("entries/none").unwrap(), None);
+    assert_eq!(store.get("entries/none", ANY_SIZE).unwrap(), None);
     assert_eq!(store.head("entries/none").unwrap(), None);
-    assert_eq!(store.get_verified("entries/none", &[0; 32]).unwrap(), None);
+    assert_eq!(
+        store
+            .get_verified("entries/none", &[0; 32], ANY_SIZE)
+            .unwrap(),
+        None
+    );
     assert_eq!(store.list("").unwrap(), vec![]);
 }
 
@@ -63,8 +71,11 @@ fn two_stores_on_one_bucket_share_entries_under_the_same_prefix_only() {
     writer
         .put_if_absent("k/1", Bytes::from_static(b"one"))
         .unwrap();
-    assert_eq!(reader.get("k/1").unwrap().as_deref(), Some(&b"one"[..]));
-    assert_eq!(other_prefix.get("k/1").unwrap(), None);
+    assert_eq!(
+        reader.get("k/1", ANY_SIZE).unwrap().as_deref(),
+        Some(&b"one"[..])
+    );
+    assert_eq!(other_prefix.get("k/1", ANY_SIZE).unwrap(), None);
 }
 
 #[test]
@@ -111,11 +122,11 @@ fn verified_reads_refuse_a_digest_mismatch() {
         .put_if_absent("e", Bytes::from_static(payload))
         .unwrap();
 
-    let good = store.get_verified("e", &sha256(payload)).unwrap();
+    let good = store.get_verified("e", &sha256(payload), ANY_SIZE).unwrap();
     assert_eq!(good.as_deref(), Some(&payload[..]));
 
     let error = store
-        .get_verified("e", &sha256(b"what the key promised"))
+        .get_verified("e", &sha256(b"what the key promised"), ANY_SIZE)
         .unwrap_err();
     match &error {
         RemoteError::DigestMismatch {
@@ -146,7 +157,10 @@ fn read_only_stores_read_but_refuse_writes() {
     options.read_only = true;
     let reader = RemoteStore::open(&url, &options).unwrap();
     assert!(reader.is_read_only());
-    assert_eq!(reader.get("present").unwrap().as_deref(), Some(&b"p"[..]));
+    assert_eq!(
+        reader.get("present", ANY_SIZE).unwrap().as_deref(),
+        Some(&b"p"[..])
+    );
     let error = reader
         .put_if_absent("new", Bytes::from_static(b"n"))
         .unwrap_err();
@@ -181,7 +195,7 @@ fn concurrent_creators_of_one_key_all_succeed_and_agree() {
     assert!(outcomes.contains(&PutOutcome::Created), "{outcomes:?}");
     assert_eq!(
         shared
-            .get_verified("entries/same", &sha256(&payload))
+            .get_verified("entries/same", &sha256(&payload), ANY_SIZE)
             .unwrap(),
         Some(payload)
     );
@@ -191,6 +205,26 @@ fn concurrent_creators_of_one_key_all_succeed_and_agree() {
             .unwrap(),
         PutOutcome::AlreadyExists
     );
+}
+
+#[test]
+fn a_read_is_refused_past_its_bound_and_within_its_bound_is_whole() {
+    let server = S3Server::start();
+    let store = RemoteStore::open(&server.bucket("bounded", "c"), &server.options()).unwrap();
+    let payload = Bytes::from(vec![5u8; 64 * 1024]);
+    store.put_if_absent("obj", payload.clone()).unwrap();
+    let exact = store.get_verified("obj", &sha256(&payload), 64 * 1024);
+    assert_eq!(exact.unwrap().as_deref(), Some(&payload[..]));
+    match store.get("obj", 64 * 1024 - 1) {
+        Err(RemoteError::TooLarge {
+            limit, received, ..
+        }) => {
+            assert_eq!(limit, 64 * 1024 - 1);
+            assert!(received < limit, "{received} bytes read");
+        }
+        Ok(read) => panic!("expected TooLarge, read {:?} bytes", read.map(|b| b.len())),
+        Err(other) => panic!("expected TooLarge, got {other:?}"),
+    }
 }
 
 #[test]
@@ -206,7 +240,7 @@ fn large_entries_round_trip() {
         PutOutcome::Created
     );
     let read = store
-        .get_verified("big", &sha256(&payload))
+        .get_verified("big", &sha256(&payload), ANY_SIZE)
         .unwrap()
         .unwrap();
     assert_eq!(read.len(), payload.len());
@@ -237,7 +271,7 @@ fn malformed_keys_are_refused_before_any_request() {
     let server = S3Server::start();
     let store = RemoteStore::open(&server.bucket("keys", "c"), &server.options()).unwrap();
     for key in ["", "/a", "a//b", "a/../b", "a/"] {
-        let error = store.get(key).unwrap_err();
+        let error = store.get(key, ANY_SIZE).unwrap_err();
         assert!(
             matches!(error, RemoteError::InvalidKey { .. }),
             "{key:?}: {error:?}"

@@ -4,9 +4,9 @@
 mod support;
 
 use std::collections::BTreeMap;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
-use support::{S3Server, ServerOptions, free_port, options_for};
+use support::{S3Server, ServerOptions, free_port, options_for, peak_memory};
 use tpuc_cache::{
     Digest, KeyParts, MANIFEST_FORMAT, Manifest, Payload, PluginInfo, Signature, TargetId, sha256,
 };
@@ -129,6 +129,54 @@ fn tampered_entries_are_rejected() {
         shared.fetch(&manifest.key).unwrap(),
         Fetched::Rejected { .. }
     ));
+}
+
+/// Publishes an entry with an 8.6 KB executable to a fresh bucket, replaces one of its objects
+/// (`object` names it under the prefix `c/`) by a sparse file of `size` bytes, large on the
+/// wire but free on disk, then fetches the entry: it must be rejected for its size, within a
+/// few seconds, without the peak memory of the process growing by anything like `size`.
+fn assert_inflated_entry_is_rejected(object: fn(&Manifest) -> String, size: u64) {
+    let server = S3Server::start();
+    let shared = tier(&server.bucket("inflated", "c"), &server.options());
+    let executable = vec![9u8; 8600];
+    let manifest = manifest_for(&executable, "cpu:1");
+    shared.publish(&manifest, &executable).unwrap();
+    let path = server.objects().join("inflated/c").join(object(&manifest));
+    assert!(path.exists(), "{} is not there", path.display());
+    std::fs::File::create(path).unwrap().set_len(size).unwrap();
+
+    let before = peak_memory();
+    let started = Instant::now();
+    let fetched = shared.fetch(&manifest.key).unwrap();
+    let elapsed = started.elapsed();
+    if let (Some(before), Some(after)) = (before, peak_memory()) {
+        let grown = after.saturating_sub(before);
+        assert!(
+            grown < 64 * 1024 * 1024,
+            "peak memory grew by {grown} bytes"
+        );
+    }
+    assert!(elapsed < Duration::from_secs(3), "{elapsed:?}");
+    let Fetched::Rejected { reason } = fetched else {
+        panic!("an oversized object was accepted: {fetched:?}");
+    };
+    assert!(reason.contains("larger than"), "{reason}");
+}
+
+#[test]
+fn an_oversized_blob_is_rejected_before_it_is_read() {
+    assert_inflated_entry_is_rejected(
+        |manifest| format!("v1/blobs/{}", manifest.payload.sha256),
+        1 << 30,
+    );
+}
+
+#[test]
+fn an_oversized_manifest_is_rejected_before_it_is_read() {
+    assert_inflated_entry_is_rejected(
+        |manifest| format!("v1/entries/{}.json", manifest.key),
+        512 << 20,
+    );
 }
 
 #[test]

@@ -1,10 +1,16 @@
 //! Real servers for tpuc's own tests, started on loopback only: the S3-compatible store
-//! (s3s-fs) that `scripts/s3-server.sh` installs from crates.io, pinned.
+//! (s3s-fs) that `scripts/s3-server.sh` installs from crates.io, pinned, and a server that is
+//! alive but hopelessly slow ([`TrickleServer`]).
 
-use std::net::TcpListener;
+use std::io::{Read, Write};
+use std::net::{TcpListener, TcpStream};
 use std::path::{Path, PathBuf};
 use std::process::Command;
+use std::sync::Arc;
 use std::sync::Once;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::thread;
+use std::time::{Duration, Instant};
 
 use tempfile::TempDir;
 
@@ -106,4 +112,85 @@ fn run_script(args: &[&str]) -> String {
 
 fn utf8(path: &Path) -> &str {
     path.to_str().expect("temporary paths are UTF-8")
+}
+
+/// A loopback HTTP server that answers every request with the head of an 11 KiB object, then
+/// trickles its body at 16 bytes every 200 ms: often enough that no idle timeout fires, far
+/// too slowly to finish in reasonable time. It stops when dropped, and by itself after 60 s
+/// (each answer after 30 s).
+pub struct TrickleServer {
+    pub endpoint: String,
+    stop: Arc<AtomicBool>,
+}
+
+impl TrickleServer {
+    pub const BODY_SIZE: usize = 11 * 1024;
+
+    pub fn start() -> TrickleServer {
+        let listener = TcpListener::bind("127.0.0.1:0").expect("binds a loopback port");
+        listener
+            .set_nonblocking(true)
+            .expect("a non-blocking listener");
+        let endpoint = format!("http://{}", listener.local_addr().expect("has an address"));
+        let stop = Arc::new(AtomicBool::new(false));
+        let stopping = Arc::clone(&stop);
+        thread::spawn(move || {
+            let give_up = Instant::now() + Duration::from_secs(60);
+            while !stopping.load(Ordering::SeqCst) && Instant::now() < give_up {
+                match listener.accept() {
+                    Ok((stream, _)) => {
+                        let stopping = Arc::clone(&stopping);
+                        thread::spawn(move || trickle(stream, &stopping));
+                    }
+                    Err(_) => thread::sleep(Duration::from_millis(10)),
+                }
+            }
+        });
+        TrickleServer { endpoint, stop }
+    }
+}
+
+impl Drop for TrickleServer {
+    fn drop(&mut self) {
+        self.stop.store(true, Ordering::SeqCst);
+    }
+}
+
+fn trickle(mut stream: TcpStream, stop: &AtomicBool) {
+    if stream.set_nonblocking(false).is_err() || !read_request_head(&mut stream) {
+        return;
+    }
+    let head = format!(
+        "HTTP/1.1 200 OK\r\nContent-Length: {}\r\nETag: \"e\"\r\n\
+         Last-Modified: Mon, 30 Nov 2026 00:00:00 GMT\r\n\r\n",
+        TrickleServer::BODY_SIZE
+    );
+    if stream.write_all(head.as_bytes()).is_err() {
+        return;
+    }
+    let give_up = Instant::now() + Duration::from_secs(30);
+    let mut sent = 0;
+    while sent < TrickleServer::BODY_SIZE
+        && !stop.load(Ordering::SeqCst)
+        && Instant::now() < give_up
+    {
+        if stream.write_all(&[b' '; 16]).is_err() {
+            return;
+        }
+        sent += 16;
+        thread::sleep(Duration::from_millis(200));
+    }
+}
+
+/// Reads one request head (up to the blank line); false if the peer went away first.
+pub fn read_request_head(stream: &mut TcpStream) -> bool {
+    let mut head = Vec::new();
+    let mut byte = [0u8; 1];
+    while !head.ends_with(b"\r\n\r\n") {
+        match stream.read(&mut byte) {
+            Ok(1) => head.push(byte[0]),
+            _ => return false,
+        }
+    }
+    true
 }

@@ -19,10 +19,14 @@ pub fn test_limits() -> Limits {
         idle: Duration::from_secs(1),
         request: Duration::from_secs(3),
         overall: Duration::from_secs(10),
+        min_rate: 1024 * 1024,
         retries: 2,
         backoff: Duration::from_millis(50),
     }
 }
+
+/// A size bound for reads in tests that are not about size.
+pub const ANY_SIZE: u64 = 1 << 30;
 
 pub fn options_for(endpoint: &str) -> RemoteOptions {
     RemoteOptions {
@@ -38,7 +42,18 @@ pub fn options_for(endpoint: &str) -> RemoteOptions {
     }
 }
 
-pub use tpuc_testkit::{ACCESS_KEY, S3Server, SECRET_KEY, free_port};
+/// The peak resident memory of this process so far (`VmHWM`), in bytes; `None` where
+/// `/proc/self/status` does not exist.
+pub fn peak_memory() -> Option<u64> {
+    let status = std::fs::read_to_string("/proc/self/status").ok()?;
+    let line = status.lines().find(|line| line.starts_with("VmHWM:"))?;
+    let kib: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
+    Some(kib * 1024)
+}
+
+pub use tpuc_testkit::{
+    ACCESS_KEY, S3Server, SECRET_KEY, TrickleServer, free_port, read_request_head,
+};
 
 pub trait ServerOptions {
     fn options(&self) -> RemoteOptions;
@@ -96,19 +111,6 @@ impl Drop for FakeServer {
     fn drop(&mut self) {
         self.stop.store(true, Ordering::SeqCst);
     }
-}
-
-/// Reads one request head (up to the blank line); returns false if the peer went away.
-pub fn read_request_head(stream: &mut TcpStream) -> bool {
-    let mut head = Vec::new();
-    let mut byte = [0u8; 1];
-    while !head.ends_with(b"\r\n\r\n") {
-        match stream.read(&mut byte) {
-            Ok(1) => head.push(byte[0]),
-            _ => return false,
-        }
-    }
-    true
 }
 
 /// Accepts and then says nothing until the test ends.
