@@ -85,6 +85,48 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             b
         },
     )?;
+    // The case: the local header claims 64 more extra bytes than it has, so a reader that
+    // trusts it hands out weights shifted by 64 bytes.
+    let weight_0_local = layout.local_header(&original, "mlp/data/weights/weight_0");
+    let grow_u16 = |b: &mut [u8], at: usize, by: u16| {
+        let value = u16::from_le_bytes([b[at], b[at + 1]]) + by;
+        b[at..at + 2].copy_from_slice(&value.to_le_bytes());
+    };
+    emit(
+        "local_extra_length_plus_64",
+        "tpuc::pt2::zip::local_header",
+        {
+            let mut b = original.clone();
+            grow_u16(&mut b, weight_0_local + 28, 64);
+            b
+        },
+    )?;
+    // The same, with torch's alignment record grown too: the extra field stays well formed, only
+    // the data offset is wrong (its data would overlap the next record).
+    emit(
+        "local_padding_record_plus_64",
+        "tpuc::pt2::zip::local_header",
+        {
+            let mut b = original.clone();
+            let name_len = "mlp/data/weights/weight_0".len();
+            grow_u16(&mut b, weight_0_local + 28, 64);
+            grow_u16(&mut b, weight_0_local + 30 + name_len + 2, 64);
+            b
+        },
+    )?;
+    // One flipped bit in a weight: the archive opens (no weight byte is read), and reading the
+    // weight reports the damaged record. `read:` marks codes expected when reading weights.
+    emit("weight_bit_flipped", "read:tpuc::pt2::zip::checksum", {
+        let mut b = original.clone();
+        b[layout.data(&original, "mlp/data/weights/weight_0") + 5] ^= 0x10;
+        b
+    })?;
+    emit("json_bit_flipped", "tpuc::pt2::zip::checksum", {
+        let mut b = original.clone();
+        // Inside the opening `{"graph_module"`: still valid JSON after the flip, `{"graph_modulE"`.
+        b[layout.data(&original, "mlp/models/model.json") + 13] ^= 0x20;
+        b
+    })?;
     let model_json = layout.record("mlp/models/model.json");
     emit("json_entry_claims_2gib", "tpuc::pt2::entry_too_large", {
         let mut b = original.clone();

@@ -83,6 +83,17 @@ impl Layout {
             .map(|(_, at)| *at)
             .expect("record")
     }
+
+    /// Offset of the named entry's local header in `b`.
+    pub fn local_header(&self, b: &[u8], name: &str) -> usize {
+        u32_at(b, self.record(name) + 42)
+    }
+
+    /// Offset of the named entry's data in `b`, as its local header places it.
+    pub fn data(&self, b: &[u8], name: &str) -> usize {
+        let local = self.local_header(b, name);
+        local + 30 + u16_at(b, local + 26) + u16_at(b, local + 28)
+    }
 }
 
 /// The entries of a valid archive, in order.
@@ -93,8 +104,7 @@ pub fn read_entries(b: &[u8]) -> Vec<Entry> {
         .iter()
         .map(|(name, at)| {
             let size = u32_at(b, at + 24);
-            let local = u32_at(b, at + 42);
-            let start = local + 30 + u16_at(b, local + 26) + u16_at(b, local + 28);
+            let start = layout.data(b, name);
             Entry::new(name, b[start..start + size].to_vec())
         })
         .collect()
