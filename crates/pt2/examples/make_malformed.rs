@@ -43,9 +43,10 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         original[..original.len() / 2].to_vec(),
     )?;
     let layout = Layout::of(&original);
+    let zip64_record = layout.zip64_record.expect("torch writes zip64 end records");
     emit("eocd_wrong_entry_count", "tpuc::pt2::zip::corrupt", {
         let mut b = original.clone();
-        let count = layout.zip64_record + 32;
+        let count = zip64_record + 32;
         let n = u64::from_le_bytes(b[count..count + 8].try_into()?) + 1;
         b[count..count + 8].copy_from_slice(&n.to_le_bytes());
         b
@@ -55,7 +56,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         "tpuc::pt2::zip::corrupt",
         {
             let mut b = original.clone();
-            let at = layout.zip64_record + 48;
+            let at = zip64_record + 48;
             b[at..at + 8].copy_from_slice(&(original.len() as u64 + 4096).to_le_bytes());
             b
         },
