@@ -314,6 +314,46 @@ fn cli_run_rejects_inputs_of_the_wrong_dtype_shape_or_count() {
 }
 
 #[test]
+fn cli_run_refuses_a_corrupt_archive_naming_the_damaged_record() {
+    let dir = temp_dir();
+    let out = dir.path().to_str().unwrap();
+    // The two damages of the "Trust" issue: both once ran with wrong weights and exited 0.
+    let cases = [
+        (
+            "malformed/weight_bit_flipped.pt2",
+            ["tpuc::pt2::zip::checksum", "`mlp/data/weights/weight_0`"],
+        ),
+        (
+            "malformed/local_extra_length_plus_64.pt2",
+            ["tpuc::pt2::zip::local_header", "`mlp/data/weights/weight_0`"],
+        ),
+    ];
+    for (archive, messages) in cases {
+        let output = tpuc(&[
+            "run",
+            archive,
+            "--input",
+            "models/mlp.in0.npy",
+            "--output-dir",
+            out,
+        ]);
+        let stderr = unwrapped(&output.stderr);
+        assert_eq!(output.status.code(), Some(1), "{archive}: {stderr}");
+        for message in messages {
+            assert!(
+                stderr.contains(message),
+                "{archive}: {message:?} not in\n{stderr}"
+            );
+        }
+        assert_eq!(
+            std::fs::read_dir(dir.path()).unwrap().count(),
+            0,
+            "no outputs written"
+        );
+    }
+}
+
+#[test]
 fn cli_run_fails_with_the_error_table_when_an_expectation_differs() {
     let dir = temp_dir();
     // The eager output plus 0.5 at one element.
