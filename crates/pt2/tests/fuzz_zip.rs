@@ -11,12 +11,12 @@ use std::time::{Duration, Instant};
 use serde_json::Value;
 use tpuc_pt2::{Archive, Pt2Error};
 
-#[path = "support/rng.rs"]
-mod rng;
+#[path = "support/harness.rs"]
+mod harness;
 #[path = "support/zip_writer.rs"]
 mod zip_writer;
 
-use rng::Rng;
+use harness::{Rng, panic_message};
 use zip_writer::{Layout, read_entries, write_zip};
 
 /// Cases in all, spread over the inputs; a few seconds in a debug build.
@@ -367,12 +367,7 @@ fn structured_damage_is_refused_or_detected_and_never_panics() {
             Ok(Ok(())) => {}
             Ok(Err(failure)) => failures.push(format!("{context}: {failure}")),
             Err(panic) => {
-                let message = panic
-                    .downcast_ref::<String>()
-                    .cloned()
-                    .or_else(|| panic.downcast_ref::<&str>().map(|s| s.to_string()))
-                    .unwrap_or_default();
-                failures.push(format!("{context}: panicked: {message}"));
+                failures.push(format!("{context}: panicked: {}", panic_message(&*panic)));
             }
         }
         if took > MAX_CASE_TIME {

@@ -6,10 +6,10 @@ use std::path::{Path, PathBuf};
 
 use tpuc_pt2::Archive;
 
-#[path = "support/rng.rs"]
-mod rng;
+#[path = "support/harness.rs"]
+mod harness;
 
-use rng::Rng;
+use harness::{Rng, panic_message};
 
 /// Mutations per fixture archive; together a few seconds in debug builds.
 const ROUNDS_PER_ARCHIVE: u64 = 64;
@@ -167,11 +167,7 @@ fn random_damage_never_panics() {
             match outcome {
                 Ok(refused) => errors += u64::from(refused),
                 Err(panic) => {
-                    let message = panic
-                        .downcast_ref::<String>()
-                        .cloned()
-                        .or_else(|| panic.downcast_ref::<&str>().map(|s| s.to_string()))
-                        .unwrap_or_default();
+                    let message = panic_message(&*panic);
                     panics.push(format!("{name} seed {seed:#x} ({mutation}): {message}"));
                 }
             }

@@ -1,4 +1,5 @@
-//! A tiny seeded generator for the mutation tests: every failure is reproducible from its seed.
+//! Shared by the mutation tests: a tiny seeded generator, so that every failure is reproducible
+//! from its seed, and the text of a caught panic.
 #![allow(dead_code)]
 
 /// SplitMix64: a tiny deterministic generator.
@@ -16,4 +17,13 @@ impl Rng {
     pub fn below(&mut self, n: usize) -> usize {
         (self.next() % n.max(1) as u64) as usize
     }
+}
+
+/// The message of a panic caught by `catch_unwind`.
+pub fn panic_message(panic: &(dyn std::any::Any + Send)) -> String {
+    panic
+        .downcast_ref::<String>()
+        .cloned()
+        .or_else(|| panic.downcast_ref::<&str>().map(|s| s.to_string()))
+        .unwrap_or_default()
 }
