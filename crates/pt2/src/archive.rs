@@ -325,6 +325,8 @@ struct ProgramHeader {
 }
 
 impl Reader<'_> {
+    /// Where the named record's bytes are, its local header checked; `None` if absent. The bytes
+    /// are not read: views check their CRC-32 on first use.
     pub fn range(&self, name: &str) -> Option<Result<Range<usize>>> {
         let entry = self.zip.get(name)?;
         Some(self.zip.data_range(self.path, self.bytes, entry))
