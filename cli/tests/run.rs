@@ -296,20 +296,56 @@ fn cli_run_rejects_inputs_of_the_wrong_dtype_shape_or_count() {
     for (inputs, messages) in cases {
         let mut args = vec!["run", "models/mlp.pt2", "--output-dir", out];
         args.extend_from_slice(inputs);
-        let output = tpuc(&args);
-        let stderr = unwrapped(&output.stderr);
-        assert_eq!(output.status.code(), Some(1), "{args:?}: {stderr}");
-        for message in messages {
-            assert!(
-                stderr.contains(message),
-                "{args:?}: {message:?} not in\n{stderr}"
-            );
-        }
-        assert_eq!(
-            std::fs::read_dir(dir.path()).unwrap().count(),
-            0,
-            "no outputs written"
+        assert_run_fails(&args, messages, dir.path());
+    }
+}
+
+/// `tpuc args` exits 1 with each of `messages` on stderr, and writes nothing into `out`.
+fn assert_run_fails(args: &[&str], messages: &[&str], out: &Path) {
+    let output = tpuc(args);
+    let stderr = unwrapped(&output.stderr);
+    assert_eq!(output.status.code(), Some(1), "{args:?}: {stderr}");
+    for message in messages {
+        assert!(
+            stderr.contains(message),
+            "{args:?}: {message:?} not in\n{stderr}"
         );
+    }
+    assert_eq!(
+        std::fs::read_dir(out).unwrap().count(),
+        0,
+        "no outputs written"
+    );
+}
+
+#[test]
+fn cli_run_refuses_a_corrupt_archive_naming_the_damaged_record() {
+    let dir = temp_dir();
+    let out = dir.path().to_str().unwrap();
+    // The two damages of the "Trust" issue: both once ran with wrong weights and exited 0.
+    let cases = [
+        (
+            "malformed/weight_bit_flipped.pt2",
+            ["tpuc::pt2::zip::checksum", "`mlp/data/weights/weight_0`"],
+        ),
+        (
+            "malformed/local_extra_length_plus_64.pt2",
+            [
+                "tpuc::pt2::zip::local_header",
+                "`mlp/data/weights/weight_0`",
+            ],
+        ),
+    ];
+    for (archive, messages) in cases {
+        let args = [
+            "run",
+            archive,
+            "--input",
+            "models/mlp.in0.npy",
+            "--output-dir",
+            out,
+        ];
+        assert_run_fails(&args, &messages, dir.path());
     }
 }
 

@@ -43,9 +43,10 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         original[..original.len() / 2].to_vec(),
     )?;
     let layout = Layout::of(&original);
+    let zip64_record = layout.zip64_record.expect("torch writes zip64 end records");
     emit("eocd_wrong_entry_count", "tpuc::pt2::zip::corrupt", {
         let mut b = original.clone();
-        let count = layout.zip64_record + 32;
+        let count = zip64_record + 32;
         let n = u64::from_le_bytes(b[count..count + 8].try_into()?) + 1;
         b[count..count + 8].copy_from_slice(&n.to_le_bytes());
         b
@@ -55,7 +56,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         "tpuc::pt2::zip::corrupt",
         {
             let mut b = original.clone();
-            let at = layout.zip64_record + 48;
+            let at = zip64_record + 48;
             b[at..at + 8].copy_from_slice(&(original.len() as u64 + 4096).to_le_bytes());
             b
         },
@@ -85,6 +86,48 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             b
         },
     )?;
+    // The case: the local header claims 64 more extra bytes than it has, so a reader that
+    // trusts it hands out weights shifted by 64 bytes.
+    let weight_0_local = layout.local_header(&original, "mlp/data/weights/weight_0");
+    let grow_u16 = |b: &mut [u8], at: usize, by: u16| {
+        let value = u16::from_le_bytes([b[at], b[at + 1]]) + by;
+        b[at..at + 2].copy_from_slice(&value.to_le_bytes());
+    };
+    emit(
+        "local_extra_length_plus_64",
+        "tpuc::pt2::zip::local_header",
+        {
+            let mut b = original.clone();
+            grow_u16(&mut b, weight_0_local + 28, 64);
+            b
+        },
+    )?;
+    // The same, with torch's alignment record grown too: the extra field stays well formed, only
+    // the data offset is wrong (its data would overlap the next record).
+    emit(
+        "local_padding_record_plus_64",
+        "tpuc::pt2::zip::local_header",
+        {
+            let mut b = original.clone();
+            let name_len = "mlp/data/weights/weight_0".len();
+            grow_u16(&mut b, weight_0_local + 28, 64);
+            grow_u16(&mut b, weight_0_local + 30 + name_len + 2, 64);
+            b
+        },
+    )?;
+    // One flipped bit in a weight: the archive opens (no weight byte is read), and reading the
+    // weight reports the damaged record. `read:` marks codes expected when reading weights.
+    emit("weight_bit_flipped", "read:tpuc::pt2::zip::checksum", {
+        let mut b = original.clone();
+        b[layout.data(&original, "mlp/data/weights/weight_0") + 5] ^= 0x10;
+        b
+    })?;
+    emit("json_bit_flipped", "tpuc::pt2::zip::checksum", {
+        let mut b = original.clone();
+        // Inside the opening `{"graph_module"`: still valid JSON after the flip, `{"graph_modulE"`.
+        b[layout.data(&original, "mlp/models/model.json") + 13] ^= 0x20;
+        b
+    })?;
     let model_json = layout.record("mlp/models/model.json");
     emit("json_entry_claims_2gib", "tpuc::pt2::entry_too_large", {
         let mut b = original.clone();

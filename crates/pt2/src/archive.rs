@@ -14,8 +14,8 @@ use crate::schema::{
     ExportedProgram, Graph, GraphSignature, InputSpec, PayloadConfig, RangeConstraint,
     SchemaVersion,
 };
-use crate::tensor::{TensorView, WeightKind};
-use crate::weights::{self, Weight};
+use crate::tensor::{StorageBytes, TensorView, WeightKind};
+use crate::weights::{self, Storage, Weight};
 use crate::zip::ZipIndex;
 
 /// Largest JSON record the reader parses (1 GiB).
@@ -82,6 +82,7 @@ pub struct Archive {
     program: ExportedProgram,
     dialect: Dialect,
     weights: Vec<Weight>,
+    storages: Vec<Storage>,
     by_fqn: HashMap<String, usize>,
 }
 
@@ -140,7 +141,8 @@ impl Archive {
         let root = reader.root()?;
         let model = reader.choose_model(&root, model)?;
         let program = reader.program(&root, &model)?;
-        let weights = weights::resolve(&reader, &root, &model, &program)?;
+        let mut weights = weights::resolve(&reader, &root, &model, &program)?;
+        let storages = weights::storages(&zip, &mut weights);
         let by_fqn = weights
             .iter()
             .enumerate()
@@ -156,6 +158,7 @@ impl Archive {
             program,
             dialect,
             weights,
+            storages,
             by_fqn,
         })
     }
@@ -247,16 +250,23 @@ impl Archive {
         Ok(self.view(weight))
     }
 
-    /// A view of a weight of this archive.
+    /// A view of a weight of this archive. Making it reads no weight bytes; the view's byte
+    /// accessors check the storage's CRC-32 on its first read.
     pub fn view<'a>(&'a self, weight: &'a Weight) -> TensorView<'a> {
-        TensorView {
-            fqn: &weight.fqn,
-            dtype: weight.dtype,
-            sizes: &weight.sizes,
-            strides: &weight.strides,
-            storage_offset: weight.storage_offset,
-            storage: &self.bytes[weight.storage.clone()],
-        }
+        let storage = &self.storages[weight.storage_id];
+        TensorView::new(
+            &weight.fqn,
+            weight.dtype,
+            &weight.sizes,
+            &weight.strides,
+            weight.storage_offset,
+            StorageBytes {
+                archive: &self.path,
+                entry: &self.zip.entries()[storage.entry],
+                bytes: &self.bytes[storage.range.clone()],
+                crc32: &storage.crc32,
+            },
+        )
     }
 
     /// Total bytes of distinct storage files (shared storages counted once).
@@ -315,6 +325,8 @@ struct ProgramHeader {
 }
 
 impl Reader<'_> {
+    /// Where the named record's bytes are, its local header checked; `None` if absent. The bytes
+    /// are not read: views check their CRC-32 on first use.
     pub fn range(&self, name: &str) -> Option<Result<Range<usize>>> {
         let entry = self.zip.get(name)?;
         Some(self.zip.data_range(self.path, self.bytes, entry))
@@ -343,18 +355,25 @@ impl Reader<'_> {
             })
     }
 
-    /// A small text record, if present and readable.
-    fn text(&self, name: &str) -> Option<&str> {
-        let entry = self.zip.get(name).filter(|e| e.size <= 4096)?;
-        let data = self.zip.data(self.path, self.bytes, entry).ok()?;
-        std::str::from_utf8(data).ok().map(str::trim)
+    /// A small text record, if present and UTF-8; an error if its bytes are damaged.
+    fn text(&self, name: &str) -> Result<Option<&str>> {
+        let Some(entry) = self.zip.get(name).filter(|e| e.size <= 4096) else {
+            return Ok(None);
+        };
+        let data = self.zip.data(self.path, self.bytes, entry)?;
+        Ok(std::str::from_utf8(data).ok().map(str::trim))
     }
 
     /// The single top-level folder of the records, after rejecting other layouts.
     fn root(&self) -> Result<String> {
         let entries = self.zip.entries();
         if self.zip.get("serialized_exported_program.json").is_some() {
-            let schema_version = self.text("version").unwrap_or("unknown").to_owned();
+            let schema_version = self
+                .text("version")
+                .ok()
+                .flatten()
+                .unwrap_or("unknown")
+                .to_owned();
             return Err(Pt2Error::LegacyFlatArchive {
                 archive: self.path.to_owned(),
                 torch_version: legacy_torch_version(&schema_version),
@@ -383,12 +402,12 @@ impl Reader<'_> {
                 stray.name
             )));
         }
-        if let Some(format) = self.text(&format!("{root}/archive_format"))
+        if let Some(format) = self.text(&format!("{root}/archive_format"))?
             && format != "pt2"
         {
             return Err(not_pt2(format!("archive_format is `{format}`, not `pt2`")));
         }
-        if let Some(order) = self.text(&format!("{root}/byteorder"))
+        if let Some(order) = self.text(&format!("{root}/byteorder"))?
             && order != "little"
         {
             return Err(Pt2Error::ByteOrder {

@@ -44,6 +44,33 @@ pub enum Pt2Error {
         entry: String,
         reason: String,
     },
+    #[error(
+        "the local header of entry `{entry}` in `{archive}` disagrees with the central directory: {reason}"
+    )]
+    #[diagnostic(
+        code(tpuc::pt2::zip::local_header),
+        help("the archive is damaged or was edited after torch wrote it; save or copy it again")
+    )]
+    LocalHeaderMismatch {
+        archive: PathBuf,
+        entry: String,
+        reason: String,
+    },
+    #[error(
+        "entry `{entry}` of `{archive}` is corrupt: its CRC-32 is {actual:#010x}, the central directory records {expected:#010x}"
+    )]
+    #[diagnostic(
+        code(tpuc::pt2::zip::checksum),
+        help(
+            "the bytes of the record changed after torch wrote it (a bad disk, copy or download); copy the archive again or save the program again"
+        )
+    )]
+    ChecksumMismatch {
+        archive: PathBuf,
+        entry: String,
+        expected: u32,
+        actual: u32,
+    },
     #[error("entry name `{entry}` in `{archive}` is unsafe: {reason}")]
     #[diagnostic(
         code(tpuc::pt2::zip::unsafe_name),

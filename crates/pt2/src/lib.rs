@@ -3,7 +3,9 @@
 //!
 //! [`Archive::open`] memory-maps the file, indexes the zip, parses `models/<name>.json` into the
 //! typed [`schema`], and validates every weight's view against its storage; tensor bytes are read
-//! lazily from the mapping. The reader never unpickles anything and never opens
+//! lazily from the mapping. Every record's local header must agree with the central directory,
+//! and every record whose bytes are read must match its CRC-32: JSON when opening, each weight
+//! storage on its first read. The reader never unpickles anything and never opens
 //! `data/sample_inputs/`.
 //!
 //! ```no_run

@@ -4,11 +4,14 @@
 use std::borrow::Cow;
 use std::convert::Infallible;
 use std::io::{self, Write};
+use std::path::Path;
+use std::sync::OnceLock;
 
 use serde::Serialize;
 
 use crate::DType;
 use crate::error::{Pt2Error, Result};
+use crate::zip::{ZipEntry, check_crc};
 
 /// How a stored tensor enters the program.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
@@ -37,7 +40,9 @@ impl WeightKind {
 }
 
 /// A validated view of a stored tensor, ready to read. Only [`crate::Archive::view`] makes one,
-/// after checking that every element it reads lies inside `storage`.
+/// after checking that every element it reads lies inside its storage. The storage bytes are
+/// handed out only after their CRC-32 matched the archive's (checked once per storage record, on
+/// first read), so every byte accessor returns a `Result`.
 #[derive(Clone, Copy, Debug)]
 #[non_exhaustive]
 pub struct TensorView<'a> {
@@ -51,9 +56,25 @@ pub struct TensorView<'a> {
     pub strides: &'a [usize],
     /// Offset of the first element, in elements.
     pub storage_offset: usize,
-    /// The whole storage the view reads from. Empty for a 0-byte payload, which torch writes for
-    /// tensors without data: such a view reads as zeros.
-    pub storage: &'a [u8],
+    storage: StorageBytes<'a>,
+}
+
+/// The bytes of a storage record and what is needed to check them before use.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct StorageBytes<'a> {
+    pub archive: &'a Path,
+    pub entry: &'a ZipEntry,
+    pub bytes: &'a [u8],
+    /// The CRC-32 of `bytes`, computed on first use and shared by every view of the record.
+    pub crc32: &'a OnceLock<u32>,
+}
+
+impl<'a> StorageBytes<'a> {
+    fn checked(&self) -> Result<&'a [u8]> {
+        let actual = *self.crc32.get_or_init(|| crc32fast::hash(self.bytes));
+        check_crc(self.archive, self.entry, actual)?;
+        Ok(self.bytes)
+    }
 }
 
 /// Largest [`TensorView::to_contiguous_bytes`] result when the view reads more bytes than its
@@ -61,6 +82,36 @@ pub struct TensorView<'a> {
 pub const MAX_EXPANDED_BYTES: u64 = 64 << 20;
 
 impl<'a> TensorView<'a> {
+    pub(crate) fn new(
+        fqn: &'a str,
+        dtype: DType,
+        sizes: &'a [usize],
+        strides: &'a [usize],
+        storage_offset: usize,
+        storage: StorageBytes<'a>,
+    ) -> TensorView<'a> {
+        TensorView {
+            fqn,
+            dtype,
+            sizes,
+            strides,
+            storage_offset,
+            storage,
+        }
+    }
+
+    /// The whole storage the view reads from, once its CRC-32 is verified (the first call for a
+    /// storage record reads all of it). Empty for a 0-byte payload, which torch writes for tensors
+    /// without data: such a view reads as zeros.
+    pub fn storage(&self) -> Result<&'a [u8]> {
+        self.storage.checked()
+    }
+
+    /// Byte length of the storage, without reading it.
+    pub fn storage_len(&self) -> usize {
+        self.storage.bytes.len()
+    }
+
     /// Number of elements (validated not to overflow when the archive was opened).
     pub fn numel(&self) -> usize {
         self.sizes.iter().product()
@@ -73,7 +124,7 @@ impl<'a> TensorView<'a> {
 
     /// Whether the view reads as zeros because its payload is empty.
     pub fn is_zero_filled(&self) -> bool {
-        self.storage.is_empty() && self.numel() > 0
+        self.storage_len() == 0 && self.numel() > 0
     }
 
     /// Whether the elements are laid out row-major without gaps from `storage_offset` on.
@@ -88,35 +139,36 @@ impl<'a> TensorView<'a> {
         true
     }
 
-    /// The tensor's bytes without copying, when the view is contiguous.
-    pub fn contiguous_slice(&self) -> Option<&'a [u8]> {
+    /// The tensor's bytes without copying, when the view is contiguous (`Ok(None)` otherwise).
+    pub fn contiguous_slice(&self) -> Result<Option<&'a [u8]>> {
         if self.numel() == 0 {
-            return Some(&[]);
+            return Ok(Some(&[]));
         }
-        if !self.is_contiguous() || self.storage.is_empty() {
-            return None;
+        if !self.is_contiguous() || self.storage_len() == 0 {
+            return Ok(None);
         }
         let start = self.storage_offset * self.dtype.itemsize();
-        self.storage.get(start..start + self.nbytes())
+        Ok(self.storage()?.get(start..start + self.nbytes()))
     }
 
     /// The tensor as contiguous row-major little-endian bytes: borrowed when the view already is,
     /// copied otherwise. Refuses views that would expand a small storage beyond
     /// [`MAX_EXPANDED_BYTES`]; [`TensorView::write_contiguous`] streams those.
     pub fn to_contiguous_bytes(&self) -> Result<Cow<'a, [u8]>> {
-        if let Some(bytes) = self.contiguous_slice() {
+        if let Some(bytes) = self.contiguous_slice()? {
             return Ok(Cow::Borrowed(bytes));
         }
         let nbytes = self.nbytes() as u64;
-        if nbytes > self.storage.len() as u64 && nbytes > MAX_EXPANDED_BYTES {
+        if nbytes > self.storage_len() as u64 && nbytes > MAX_EXPANDED_BYTES {
             return Err(Pt2Error::ViewTooLarge {
                 fqn: self.fqn.to_owned(),
                 bytes: nbytes,
                 limit: MAX_EXPANDED_BYTES,
             });
         }
+        let storage = self.storage()?;
         let mut out = Vec::with_capacity(self.nbytes());
-        let done: std::result::Result<(), Infallible> = self.for_each_run(|run| {
+        let done: std::result::Result<(), Infallible> = self.for_each_run(storage, |run| {
             out.extend_from_slice(run);
             Ok(())
         });
@@ -125,21 +177,27 @@ impl<'a> TensorView<'a> {
         }
     }
 
-    /// Writes the contiguous bytes to `out`, one run of adjacent elements at a time.
+    /// Writes the contiguous bytes to `out`, one run of adjacent elements at a time. A storage
+    /// whose CRC-32 does not match is an [`io::ErrorKind::InvalidData`] error wrapping the
+    /// [`Pt2Error`].
     pub fn write_contiguous(&self, out: &mut dyn Write) -> io::Result<()> {
-        self.for_each_run(|run| out.write_all(run))
+        let storage = self
+            .storage()
+            .map_err(|error| io::Error::new(io::ErrorKind::InvalidData, error))?;
+        self.for_each_run(storage, |run| out.write_all(run))
     }
 
-    /// Calls `f` with consecutive pieces of the contiguous bytes.
+    /// Calls `f` with consecutive pieces of the contiguous bytes of the view of `storage`.
     fn for_each_run<E>(
         &self,
+        storage: &[u8],
         mut f: impl FnMut(&[u8]) -> std::result::Result<(), E>,
     ) -> std::result::Result<(), E> {
         let itemsize = self.dtype.itemsize();
         if self.numel() == 0 {
             return Ok(());
         }
-        if self.storage.is_empty() {
+        if storage.is_empty() {
             let zeros = [0u8; 4096];
             let mut left = self.nbytes();
             while left > 0 {
@@ -168,7 +226,7 @@ impl<'a> TensorView<'a> {
         let mut offset = self.storage_offset;
         loop {
             let start = offset * itemsize;
-            f(&self.storage[start..start + run_bytes])?;
+            f(&storage[start..start + run_bytes])?;
             // Odometer increment over the outer dimensions.
             let mut d = outer.len();
             loop {
@@ -216,20 +274,64 @@ pub(crate) fn extent(
 mod tests {
     use super::*;
 
+    /// A view of `storage` as the record `t`, whose recorded CRC-32 is `crc32`.
+    fn view_with_crc<'a>(
+        sizes: &'a [usize],
+        strides: &'a [usize],
+        offset: usize,
+        storage: &'a [u8],
+        crc32: u32,
+    ) -> TensorView<'a> {
+        let entry = Box::leak(Box::new(ZipEntry {
+            name: "t".to_owned(),
+            method: 0,
+            flags: 0,
+            crc32,
+            compressed_size: storage.len() as u64,
+            size: storage.len() as u64,
+            local_header_offset: 0,
+            region_end: 0,
+        }));
+        let storage = StorageBytes {
+            archive: Path::new("t.pt2"),
+            entry,
+            bytes: storage,
+            crc32: Box::leak(Box::new(OnceLock::new())),
+        };
+        TensorView::new("t", DType::U8, sizes, strides, offset, storage)
+    }
+
     fn view<'a>(
         sizes: &'a [usize],
         strides: &'a [usize],
         offset: usize,
         storage: &'a [u8],
     ) -> TensorView<'a> {
-        TensorView {
-            fqn: "t",
-            dtype: DType::U8,
-            sizes,
-            strides,
-            storage_offset: offset,
-            storage,
-        }
+        view_with_crc(sizes, strides, offset, storage, crc32fast::hash(storage))
+    }
+
+    #[test]
+    fn no_byte_of_a_corrupt_storage_is_handed_out() {
+        let storage: Vec<u8> = (0..12).collect();
+        let wrong = crc32fast::hash(&storage) ^ 1;
+        let is_checksum = |error: &Pt2Error| {
+            matches!(error, Pt2Error::ChecksumMismatch { entry, expected, .. }
+                if entry == "t" && *expected == wrong)
+        };
+        // Contiguous (borrowed), strided (copied) and broadcast (streamed) reads all check.
+        let contiguous = view_with_crc(&[2, 3], &[3, 1], 4, &storage, wrong);
+        assert!(is_checksum(&contiguous.storage().unwrap_err()));
+        assert!(is_checksum(&contiguous.contiguous_slice().unwrap_err()));
+        assert!(is_checksum(&contiguous.to_contiguous_bytes().unwrap_err()));
+        let strided = view_with_crc(&[4, 3], &[1, 4], 0, &storage, wrong);
+        assert!(is_checksum(&strided.to_contiguous_bytes().unwrap_err()));
+        let broadcast = view_with_crc(&[3, 2], &[0, 1], 2, &storage, wrong);
+        let error = broadcast.write_contiguous(&mut Vec::new()).unwrap_err();
+        assert_eq!(error.kind(), io::ErrorKind::InvalidData);
+        let inner = error.get_ref().and_then(|e| e.downcast_ref::<Pt2Error>());
+        assert!(inner.is_some_and(is_checksum), "{error}");
+        // Geometry needs no bytes.
+        assert_eq!((contiguous.numel(), contiguous.storage_len()), (6, 12));
     }
 
     #[test]

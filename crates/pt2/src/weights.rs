@@ -1,14 +1,16 @@
 //! The weight table: every parameter, buffer and lifted constant mapped through the payload
 //! configs to its storage file, with the view validated against the storage.
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 use std::ops::Range;
+use std::sync::OnceLock;
 
 use crate::DType;
 use crate::archive::{Reader, input_payloads};
 use crate::error::{Pt2Error, Result};
 use crate::schema::{ExportedProgram, InputSpec, LAYOUT_STRIDED, PayloadMeta, SymInt, TensorMeta};
 use crate::tensor::{WeightKind, extent};
+use crate::zip::ZipIndex;
 
 /// A stored tensor of the program.
 #[derive(Clone, Debug)]
@@ -23,6 +25,38 @@ pub struct Weight {
     pub(crate) strides: Vec<usize>,
     pub(crate) storage_offset: usize,
     pub(crate) storage: Range<usize>,
+    /// Index of its record in the archive's storages.
+    pub(crate) storage_id: usize,
+}
+
+/// A storage record, shared by the weights that view it (tied weights, views).
+#[derive(Debug)]
+pub(crate) struct Storage {
+    /// Index of the record in the zip directory.
+    pub entry: usize,
+    pub range: Range<usize>,
+    /// The CRC-32 of the bytes, computed on their first read.
+    pub crc32: OnceLock<u32>,
+}
+
+/// The distinct storage records of `weights`, in first-use order; sets each `storage_id`.
+pub(crate) fn storages(zip: &ZipIndex, weights: &mut [Weight]) -> Vec<Storage> {
+    let mut storages = Vec::new();
+    let mut ids = HashMap::new();
+    for weight in weights {
+        let entry = zip
+            .index(&weight.entry)
+            .expect("validated weights name an entry of the archive");
+        weight.storage_id = *ids.entry(entry).or_insert_with(|| {
+            storages.push(Storage {
+                entry,
+                range: weight.storage.clone(),
+                crc32: OnceLock::new(),
+            });
+            storages.len() - 1
+        });
+    }
+    storages
 }
 
 impl Weight {
@@ -280,5 +314,6 @@ fn validate(
         strides,
         storage_offset,
         storage,
+        storage_id: 0,
     })
 }

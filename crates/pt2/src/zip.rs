@@ -2,6 +2,12 @@
 //! record torch always writes), the central directory, and local headers to find where each
 //! entry's bytes start. Only uncompressed (STORED) data is handed out, as a slice of the mapped file.
 //!
+//! Nothing the local header says is trusted on its own: its name, method, sizes and CRC-32 must
+//! agree with the central directory, its extra field must be well formed, and the data it points
+//! at must end before the next record starts (at the data descriptor, when it has one). The
+//! CRC-32 of the data itself is checked by whoever reads the bytes: [`ZipIndex::data`] at once,
+//! weights on their first use.
+//!
 //! Hand-written rather than the `zip` crate: the reader needs nothing but bounds-checked offsets
 //! into one byte slice, every field that comes from the file is checked before use, and nothing
 //! is allocated from a count the file claims.
@@ -21,12 +27,15 @@ const CENTRAL_SIGNATURE: u32 = 0x0201_4b50;
 const CENTRAL_LEN: usize = 46;
 const LOCAL_SIGNATURE: u32 = 0x0403_4b50;
 const LOCAL_LEN: usize = 30;
+const DESCRIPTOR_SIGNATURE: u32 = 0x0807_4b50;
 const ZIP64_EXTRA_ID: u16 = 0x0001;
 const MAX_COMMENT: usize = u16::MAX as usize;
 
 /// Zip method 0: the data is stored uncompressed.
 pub(crate) const METHOD_STORED: u16 = 0;
 const FLAG_ENCRYPTED: u16 = 1;
+/// Bit 3: the CRC-32 and sizes follow the data in a descriptor; the local header may hold zeros.
+const FLAG_DESCRIPTOR: u16 = 1 << 3;
 
 /// One central-directory record.
 #[derive(Clone, Debug)]
@@ -34,9 +43,13 @@ pub(crate) struct ZipEntry {
     pub name: String,
     pub method: u16,
     pub flags: u16,
+    pub crc32: u32,
     pub compressed_size: u64,
     pub size: u64,
     pub local_header_offset: u64,
+    /// Where the next record (local header or central directory) starts: this entry's header,
+    /// data and descriptor must end there or before.
+    pub region_end: u64,
 }
 
 /// The entries of an archive, in file order, with a name index.
@@ -156,6 +169,13 @@ impl ZipIndex {
                 entries.len()
             )));
         }
+        let mut by_offset: Vec<usize> = (0..entries.len()).collect();
+        by_offset.sort_unstable_by_key(|&i| entries[i].local_header_offset);
+        for (k, &i) in by_offset.iter().enumerate() {
+            entries[i].region_end = by_offset
+                .get(k + 1)
+                .map_or(cd_offset, |&next| entries[next].local_header_offset);
+        }
         Ok(ZipIndex {
             entries,
             by_name,
@@ -168,16 +188,24 @@ impl ZipIndex {
     }
 
     pub fn get(&self, name: &str) -> Option<&ZipEntry> {
-        self.by_name.get(name).map(|&i| &self.entries[i])
+        self.index(name).map(|i| &self.entries[i])
     }
 
-    /// The bytes of a STORED entry, found through its local header.
+    /// Position of the named entry in [`ZipIndex::entries`].
+    pub fn index(&self, name: &str) -> Option<usize> {
+        self.by_name.get(name).copied()
+    }
+
+    /// The bytes of a STORED entry, found through its local header, with their CRC-32 checked.
     pub fn data<'a>(&self, archive: &Path, bytes: &'a [u8], entry: &ZipEntry) -> Result<&'a [u8]> {
-        let range = self.data_range(archive, bytes, entry)?;
-        Ok(&bytes[range])
+        let data = &bytes[self.data_range(archive, bytes, entry)?];
+        check_crc(archive, entry, crc32fast::hash(data))?;
+        Ok(data)
     }
 
-    /// Where a STORED entry's bytes are in `bytes`.
+    /// Where a STORED entry's bytes are in `bytes`, after checking its local header against the
+    /// central directory. The bytes themselves are not read: their CRC-32 is the caller's to check
+    /// ([`check_crc`]) before use.
     pub fn data_range(
         &self,
         archive: &Path,
@@ -202,6 +230,11 @@ impl ZipIndex {
             entry: entry.name.clone(),
             reason,
         };
+        let mismatch = |reason: String| Pt2Error::LocalHeaderMismatch {
+            archive: archive.to_owned(),
+            entry: entry.name.clone(),
+            reason,
+        };
         if entry.compressed_size != entry.size {
             return Err(Pt2Error::CorruptZip {
                 archive: archive.to_owned(),
@@ -211,8 +244,9 @@ impl ZipIndex {
                 ),
             });
         }
+        let region_end = entry.region_end.min(self.data_end);
         let header = slice_at(bytes, entry.local_header_offset, LOCAL_LEN as u64)
-            .filter(|_| entry.local_header_offset + LOCAL_LEN as u64 <= self.data_end)
+            .filter(|_| entry.local_header_offset + LOCAL_LEN as u64 <= region_end)
             .ok_or_else(|| {
                 out_of_bounds(format!(
                     "local header offset {} is past the entry data area",
@@ -226,6 +260,8 @@ impl ZipIndex {
                 reason: format!("bad local header signature for `{}`", entry.name),
             });
         }
+        let flags = header.u16(6);
+        let method = header.u16(8);
         let name_len = u64::from(header.u16(26));
         let extra_len = u64::from(header.u16(28));
         let name_at = entry.local_header_offset + LOCAL_LEN as u64;
@@ -235,18 +271,124 @@ impl ZipIndex {
                 reason: format!("local header name differs from `{}`", entry.name),
             });
         }
+        if method != entry.method || flags & FLAG_ENCRYPTED != 0 {
+            return Err(mismatch(format!(
+                "method {method} with flags {flags:#06x}, the central directory says method {} with flags {:#06x}",
+                entry.method, entry.flags
+            )));
+        }
+        let extra = slice_at(bytes, name_at + name_len, extra_len)
+            .filter(|_| name_at + name_len + extra_len <= region_end)
+            .ok_or_else(|| {
+                mismatch(format!(
+                    "its {extra_len}-byte extra field reaches past the start of the next record at {region_end}"
+                ))
+            })?;
+        if !extra_is_well_formed(extra) {
+            return Err(mismatch(format!(
+                "its {extra_len}-byte extra field is not a sequence of extra records"
+            )));
+        }
+        // With a data descriptor, the local header may leave the CRC-32 and sizes as zeros.
+        let deferred = flags & FLAG_DESCRIPTOR != 0;
+        let agrees = |local: u64, central: u64| local == central || (deferred && local == 0);
+        let crc = header.u32(14);
+        if !agrees(u64::from(crc), u64::from(entry.crc32)) {
+            return Err(mismatch(format!(
+                "CRC-32 {crc:#010x}, the central directory says {:#010x}",
+                entry.crc32
+            )));
+        }
+        let (size, compressed_size) = local_sizes(&header, extra).ok_or_else(|| {
+            mismatch("zip64 sizes without a well-formed zip64 extra field".to_owned())
+        })?;
+        if !agrees(size, entry.size) || !agrees(compressed_size, entry.compressed_size) {
+            return Err(mismatch(format!(
+                "sizes {compressed_size} (stored) and {size}, the central directory says {} and {}",
+                entry.compressed_size, entry.size
+            )));
+        }
+
         let data_start = name_at + name_len + extra_len;
-        data_start
+        let range = data_start
             .checked_add(entry.size)
-            .filter(|&end| end <= self.data_end && end <= bytes.len() as u64)
+            .filter(|&end| end <= region_end && end <= bytes.len() as u64)
             .map(|end| data_start as usize..end as usize)
             .ok_or_else(|| {
-                out_of_bounds(format!(
-                    "{} bytes at offset {data_start} reach past the entry data area ({} bytes)",
-                    entry.size, self.data_end
-                ))
-            })
+                let reason = format!(
+                    "{} bytes at offset {data_start} reach past the start of the next record at {region_end}",
+                    entry.size
+                );
+                if data_start + entry.size <= self.data_end {
+                    mismatch(reason)
+                } else {
+                    out_of_bounds(reason)
+                }
+            })?;
+        if deferred {
+            // The descriptor repeats the CRC-32 right after the data (after an optional signature):
+            // a data offset that is off by any amount lands on other bytes.
+            let at = range.end as u64;
+            let field = |offset: u64| {
+                slice_at(bytes, at + offset, 4)
+                    .filter(|_| at + offset + 4 <= region_end)
+                    .map(|b| Fields(b).u32(0))
+            };
+            let descriptor_crc = match field(0) {
+                Some(DESCRIPTOR_SIGNATURE) => field(4),
+                other => other,
+            };
+            if descriptor_crc != Some(entry.crc32) {
+                return Err(mismatch(format!(
+                    "the data descriptor after {} bytes at offset {data_start} does not repeat the CRC-32 {:#010x}",
+                    entry.size, entry.crc32
+                )));
+            }
+        }
+        Ok(range)
     }
+}
+
+/// Checks the CRC-32 computed over an entry's bytes against the central directory's.
+pub(crate) fn check_crc(archive: &Path, entry: &ZipEntry, actual: u32) -> Result<()> {
+    if actual == entry.crc32 {
+        return Ok(());
+    }
+    Err(Pt2Error::ChecksumMismatch {
+        archive: archive.to_owned(),
+        entry: entry.name.clone(),
+        expected: entry.crc32,
+        actual,
+    })
+}
+
+/// The uncompressed and stored sizes of a local header, from its zip64 extra field if it has one.
+fn local_sizes(header: &Fields<'_>, extra: &[u8]) -> Option<(u64, u64)> {
+    let (size, compressed_size) = (header.u32(22), header.u32(18));
+    if size != 0xFFFF_FFFF && compressed_size != 0xFFFF_FFFF {
+        return Some((u64::from(size), u64::from(compressed_size)));
+    }
+    // In a local header, the zip64 field holds both sizes, uncompressed first.
+    let zip64 = zip64_extra(extra)?;
+    Some((
+        Fields(zip64.get(..8)?).u64(0),
+        Fields(zip64.get(8..16)?).u64(0),
+    ))
+}
+
+/// Whether `extra` is a sequence of (id, length, data) records that fills it exactly.
+fn extra_is_well_formed(mut extra: &[u8]) -> bool {
+    while !extra.is_empty() {
+        if extra.len() < 4 {
+            return false;
+        }
+        let len = 4 + usize::from(Fields(extra).u16(2));
+        let Some(rest) = extra.get(len..) else {
+            return false;
+        };
+        extra = rest;
+    }
+    true
 }
 
 /// Offset of the end-of-central-directory record: the last signature whose comment fits the file.
@@ -320,9 +462,11 @@ fn read_central_entry(archive: &Path, bytes: &[u8]) -> Result<(ZipEntry, usize)>
             name,
             method: fields.u16(10),
             flags: fields.u16(8),
+            crc32: fields.u32(16),
             compressed_size,
             size,
             local_header_offset,
+            region_end: 0,
         },
         len,
     ))
@@ -375,9 +519,13 @@ mod tests {
     /// A one-entry archive whose central record keeps its sizes and offset in a zip64 extra field.
     fn zip64_archive(data: &[u8]) -> Vec<u8> {
         let name = b"r/a";
+        let crc = crc32fast::hash(data).to_le_bytes();
         let mut out = Vec::new();
         out.extend_from_slice(&LOCAL_SIGNATURE.to_le_bytes());
-        out.extend_from_slice(&[0; 22]);
+        out.extend_from_slice(&[0; 10]); // version, flags, method, time, date
+        out.extend_from_slice(&crc);
+        out.extend_from_slice(&(data.len() as u32).to_le_bytes());
+        out.extend_from_slice(&(data.len() as u32).to_le_bytes());
         out.extend_from_slice(&(name.len() as u16).to_le_bytes());
         out.extend_from_slice(&0u16.to_le_bytes());
         out.extend_from_slice(name);
@@ -390,7 +538,8 @@ mod tests {
             extra.extend_from_slice(&value.to_le_bytes());
         }
         out.extend_from_slice(&CENTRAL_SIGNATURE.to_le_bytes());
-        out.extend_from_slice(&[0; 16]); // versions, flags, method, time, date, crc
+        out.extend_from_slice(&[0; 12]); // versions, flags, method, time, date
+        out.extend_from_slice(&crc);
         out.extend_from_slice(&[0xFF; 8]); // sizes in zip64 extra
         out.extend_from_slice(&(name.len() as u16).to_le_bytes());
         out.extend_from_slice(&(extra.len() as u16).to_le_bytes());
@@ -445,10 +594,12 @@ mod tests {
     #[test]
     fn entry_data_past_the_directory_is_refused() {
         let mut bytes = zip64_archive(b"hello");
-        // Grow the zip64 size fields of the central record past the directory start.
+        // Grow the zip64 size fields of the central record, and the local sizes to match, past
+        // the directory start.
         let extra_at = bytes.len() - 22 - 20 - 56 - 24;
         bytes[extra_at..extra_at + 8].copy_from_slice(&64u64.to_le_bytes());
         bytes[extra_at + 8..extra_at + 16].copy_from_slice(&64u64.to_le_bytes());
+        bytes[18..26].copy_from_slice(&[64, 0, 0, 0, 64, 0, 0, 0]);
         let path = Path::new("long.pt2");
         let index = ZipIndex::read(path, &bytes).unwrap();
         let entry = index.get("r/a").unwrap();
@@ -456,6 +607,54 @@ mod tests {
             index.data(path, &bytes, entry),
             Err(Pt2Error::EntryOutOfBounds { .. })
         ));
+    }
+
+    #[test]
+    fn local_header_must_agree_with_the_central_directory() {
+        let intact = zip64_archive(b"hello");
+        let path = Path::new("local.pt2");
+        // (what is edited, offset into the local header, new bytes)
+        let edits: [(&str, usize, &[u8]); 5] = [
+            ("method", 8, &[8, 0]),
+            ("encryption flag", 6, &[1, 0]),
+            ("CRC-32", 14, &[0, 0, 0, 0]),
+            ("stored size", 18, &[4, 0, 0, 0]),
+            ("extra length", 28, &[4, 0]),
+        ];
+        for (what, at, value) in edits {
+            let mut bytes = intact.clone();
+            bytes[at..at + value.len()].copy_from_slice(value);
+            let index = ZipIndex::read(path, &bytes).unwrap();
+            let entry = index.get("r/a").unwrap();
+            let error = index.data_range(path, &bytes, entry).unwrap_err();
+            assert!(
+                matches!(&error, Pt2Error::LocalHeaderMismatch { entry, .. } if entry == "r/a"),
+                "{what}: {error}"
+            );
+        }
+    }
+
+    #[test]
+    fn data_checks_the_crc() {
+        let mut bytes = zip64_archive(b"hello");
+        let path = Path::new("crc.pt2");
+        let data_at = LOCAL_LEN + 3;
+        bytes[data_at] ^= 0x20;
+        let index = ZipIndex::read(path, &bytes).unwrap();
+        let entry = index.get("r/a").unwrap();
+        // The range is still well formed; the bytes are not the ones written.
+        assert!(index.data_range(path, &bytes, entry).is_ok());
+        let error = index.data(path, &bytes, entry).unwrap_err();
+        assert!(
+            matches!(
+                &error,
+                Pt2Error::ChecksumMismatch { entry, expected, actual, .. }
+                    if entry == "r/a"
+                        && *expected == crc32fast::hash(b"hello")
+                        && *actual == crc32fast::hash(b"Hello")
+            ),
+            "{error}"
+        );
     }
 
     #[test]

@@ -6,29 +6,17 @@ use std::path::{Path, PathBuf};
 
 use tpuc_pt2::Archive;
 
+#[path = "support/harness.rs"]
+mod harness;
+
+use harness::{Rng, panic_message};
+
 /// Mutations per fixture archive; together a few seconds in debug builds.
 const ROUNDS_PER_ARCHIVE: u64 = 64;
 
 /// Larger fixtures (real networks) are left to the manifest test: cloning and reparsing them for
 /// every mutation would take minutes.
 const MAX_FIXTURE_BYTES: u64 = 256 << 10;
-
-/// SplitMix64: a tiny deterministic generator.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n.max(1) as u64) as usize
-    }
-}
 
 fn fixtures() -> Vec<PathBuf> {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../testdata/models");
@@ -179,11 +167,7 @@ fn random_damage_never_panics() {
             match outcome {
                 Ok(refused) => errors += u64::from(refused),
                 Err(panic) => {
-                    let message = panic
-                        .downcast_ref::<String>()
-                        .cloned()
-                        .or_else(|| panic.downcast_ref::<&str>().map(|s| s.to_string()))
-                        .unwrap_or_default();
+                    let message = panic_message(&*panic);
                     panics.push(format!("{name} seed {seed:#x} ({mutation}): {message}"));
                 }
             }

@@ -26,10 +26,14 @@ impl Entry {
     }
 }
 
-/// Offsets of the structures of a valid archive written by torch (zip64 end records present).
+/// Offsets of the structures of a zip archive (a valid one, as torch or [`write_zip`] writes it).
 pub struct Layout {
-    pub zip64_record: usize,
+    /// The end-of-central-directory record.
+    pub eocd: usize,
+    /// The zip64 end record, which torch always writes.
+    pub zip64_record: Option<usize>,
     pub central_directory: usize,
+    /// Name and offset of each central-directory record.
     pub records: Vec<(String, usize)>,
 }
 
@@ -41,38 +45,56 @@ fn u32_at(b: &[u8], at: usize) -> usize {
     u32::from_le_bytes(b[at..at + 4].try_into().expect("4 bytes")) as usize
 }
 
-fn u64_at(b: &[u8], at: usize) -> usize {
-    u64::from_le_bytes(b[at..at + 8].try_into().expect("8 bytes")) as usize
+/// The little-endian `width`-byte field at `at`, if it is inside `b`.
+fn field(b: &[u8], at: usize, width: usize) -> Option<usize> {
+    let bytes = b.get(at..at.checked_add(width)?)?;
+    Some(
+        bytes
+            .iter()
+            .rev()
+            .fold(0, |value, &byte| value << 8 | byte as usize),
+    )
 }
 
 impl Layout {
+    /// The layout of a valid archive.
     pub fn of(b: &[u8]) -> Layout {
-        let eocd = (0..=b.len() - 22)
+        Layout::try_of(b).expect("a zip archive")
+    }
+
+    /// The layout of any zip whose directory is intact, `None` if the records cannot be found.
+    pub fn try_of(b: &[u8]) -> Option<Layout> {
+        let eocd = (0..=b.len().checked_sub(22)?)
             .rev()
-            .find(|&i| b[i..i + 4] == [0x50, 0x4b, 0x05, 0x06])
-            .expect("end of central directory");
-        assert_eq!(
-            b[eocd - 20..eocd - 16],
-            [0x50, 0x4b, 0x06, 0x07],
-            "zip64 locator"
-        );
-        let zip64_record = u64_at(b, eocd - 12);
-        let central_directory = u64_at(b, zip64_record + 48);
-        let count = u64_at(b, zip64_record + 32);
+            .find(|&i| b[i..i + 4] == [0x50, 0x4b, 0x05, 0x06])?;
+        let locator = eocd
+            .checked_sub(20)
+            .filter(|&at| b[at..at + 4] == [0x50, 0x4b, 0x06, 0x07]);
+        let (zip64_record, central_directory, count) = match locator {
+            Some(locator) => {
+                let record = field(b, locator + 8, 8)?;
+                (
+                    Some(record),
+                    field(b, record + 48, 8)?,
+                    field(b, record + 32, 8)?,
+                )
+            }
+            None => (None, field(b, eocd + 16, 4)?, field(b, eocd + 10, 2)?),
+        };
         let mut records = Vec::new();
         let mut at = central_directory;
-        for _ in 0..count {
-            let name_len = u16_at(b, at + 28);
-            let name =
-                String::from_utf8(b[at + 46..at + 46 + name_len].to_vec()).expect("UTF-8 name");
-            records.push((name, at));
-            at += 46 + name_len + u16_at(b, at + 30) + u16_at(b, at + 32);
+        for _ in 0..count.min(b.len() / 46) {
+            let name_len = field(b, at + 28, 2)?;
+            let name = b.get(at + 46..at + 46 + name_len)?;
+            records.push((String::from_utf8(name.to_vec()).ok()?, at));
+            at += 46 + name_len + field(b, at + 30, 2)? + field(b, at + 32, 2)?;
         }
-        Layout {
+        Some(Layout {
+            eocd,
             zip64_record,
             central_directory,
             records,
-        }
+        })
     }
 
     /// Offset of the named central-directory record.
@@ -82,6 +104,23 @@ impl Layout {
             .find(|(n, _)| n == name)
             .map(|(_, at)| *at)
             .expect("record")
+    }
+
+    /// Offset of the named entry's local header in `b`.
+    pub fn local_header(&self, b: &[u8], name: &str) -> usize {
+        u32_at(b, self.record(name) + 42)
+    }
+
+    /// Offset of the named entry's data in `b`, as its local header places it.
+    pub fn data(&self, b: &[u8], name: &str) -> usize {
+        self.try_data(b, name)
+            .expect("local header inside the file")
+    }
+
+    /// [`Layout::data`], `None` if the local header is not inside `b`.
+    pub fn try_data(&self, b: &[u8], name: &str) -> Option<usize> {
+        let local = self.local_header(b, name);
+        Some(local + 30 + field(b, local + 26, 2)? + field(b, local + 28, 2)?)
     }
 }
 
@@ -93,8 +132,7 @@ pub fn read_entries(b: &[u8]) -> Vec<Entry> {
         .iter()
         .map(|(name, at)| {
             let size = u32_at(b, at + 24);
-            let local = u32_at(b, at + 42);
-            let start = local + 30 + u16_at(b, local + 26) + u16_at(b, local + 28);
+            let start = layout.data(b, name);
             Entry::new(name, b[start..start + size].to_vec())
         })
         .collect()
