@@ -102,6 +102,16 @@ pub fn with_other_weights(source: &Path, destination: &Path, fill: impl Fn(usize
         let crc = crc32(&bytes[entry.data.clone()]).to_le_bytes();
         bytes[entry.local_header + 14..entry.local_header + 18].copy_from_slice(&crc);
         bytes[entry.central_header + 16..entry.central_header + 20].copy_from_slice(&crc);
+        // Torch writes a data descriptor after each record (flag bit 3); it repeats the CRC.
+        let flags =
+            u16::from_le_bytes([bytes[entry.local_header + 6], bytes[entry.local_header + 7]]);
+        if flags & 0x8 != 0 {
+            let mut at = entry.data.end;
+            if bytes[at..at + 4] == 0x0807_4b50u32.to_le_bytes() {
+                at += 4;
+            }
+            bytes[at..at + 4].copy_from_slice(&crc);
+        }
         changed += 1;
     }
     assert!(changed > 0, "{} has no weight records", source.display());
