@@ -162,31 +162,39 @@ fn inlined_weights_become_constants() {
     assert!(text.contains("stablehlo.constant dense<"), "{text}");
 }
 
-/// `mlp.pt2` with its op targets renamed in place (same length, so the zip stays valid).
+/// `mlp.pt2` with its op targets renamed in place (same length, so the zip stays valid; its
+/// checksums are rewritten).
 fn mlp_with_unknown_ops() -> Archive {
-    let bytes = std::fs::read(models_dir().join("mlp.pt2")).unwrap();
-    let text = String::from_utf8_lossy(&bytes).into_owned();
-    assert!(text.contains("torch.ops.aten.relu.default"));
-    let mut edited = bytes.clone();
-    for (from, to) in [
+    let mut bytes = std::fs::read(models_dir().join("mlp.pt2")).unwrap();
+    let renames = [
         ("torch.ops.aten.relu.default", "torch.ops.aten.relx.default"),
         (
             "torch.ops.aten.linear.default",
             "torch.ops.aten.lineax.default",
         ),
-    ] {
-        let (from, to) = (from.as_bytes(), to.as_bytes());
-        let mut i = 0;
-        while i + from.len() <= edited.len() {
-            if &edited[i..i + from.len()] == from {
-                edited[i..i + from.len()].copy_from_slice(to);
-                i += from.len();
-            } else {
-                i += 1;
+    ];
+    let mut found = 0;
+    tpuc_testkit::zip::edit_records(
+        &mut bytes,
+        |name| name.ends_with(".json"),
+        |_, _, data| {
+            for (from, to) in renames {
+                let (from, to) = (from.as_bytes(), to.as_bytes());
+                let mut i = 0;
+                while i + from.len() <= data.len() {
+                    if &data[i..i + from.len()] == from {
+                        data[i..i + from.len()].copy_from_slice(to);
+                        found += 1;
+                        i += from.len();
+                    } else {
+                        i += 1;
+                    }
+                }
             }
-        }
-    }
-    Archive::from_bytes("mlp_unknown.pt2", edited).expect("edited fixture opens")
+        },
+    );
+    assert!(found >= 2, "mlp.pt2 names relu and linear");
+    Archive::from_bytes("mlp_unknown.pt2", bytes).expect("edited fixture opens")
 }
 
 #[test]

@@ -1,6 +1,7 @@
 //! Real servers for tpuc's own tests, started on loopback only: the S3-compatible store
 //! (s3s-fs) that `scripts/s3-server.sh` installs from crates.io, pinned, and a server that is
-//! alive but hopelessly slow ([`TrickleServer`]).
+//! alive but hopelessly slow ([`TrickleServer`]); and [`zip::edit_records`], which alters a real
+//! archive's records with consistent checksums.
 
 use std::io::{Read, Write};
 use std::net::{TcpListener, TcpStream};
@@ -13,6 +14,8 @@ use std::thread;
 use std::time::{Duration, Instant};
 
 use tempfile::TempDir;
+
+pub mod zip;
 
 /// The credentials every test server accepts.
 pub const ACCESS_KEY: &str = "tpuc-test";
