@@ -165,8 +165,8 @@ impl OpKind {
         }
         let source = operands[0].ty.as_tensor()?;
         let width = source.element.storage_bytes();
-        let from = static_dims(source)?;
-        let to = static_dims(result)?;
+        let from = source.static_shape()?;
+        let to = result.static_shape()?;
         let strides = row_major_strides(&from);
         let source_index = |out: &[u64]| -> u64 {
             match self {
@@ -393,10 +393,6 @@ fn encode(ty: &TensorType, values: Vec<Num>, splat: bool) -> Option<DenseElement
 
 fn is_identity(dims: &[i64]) -> bool {
     dims.iter().enumerate().all(|(i, &d)| d == i as i64)
-}
-
-fn static_dims(ty: &TensorType) -> Option<Vec<u64>> {
-    ty.shape.iter().map(|d| d.as_static()).collect()
 }
 
 fn row_major_strides(dims: &[u64]) -> Vec<u64> {

@@ -192,6 +192,11 @@ pub fn splat_operand_of(f: &Function, value: Value, op: BinaryOp) -> Option<(Val
     }
 }
 
+/// The sizes of `value`'s tensor type, when every dimension is static.
+pub fn static_shape_of(f: &Function, value: Value) -> Option<Vec<u64>> {
+    f.value_type(value).as_tensor()?.static_shape()
+}
+
 /// The data of `value` when a `stablehlo.constant` defines it.
 pub fn constant_of(f: &Function, value: Value) -> Option<&tpuc_ir::DenseElements> {
     match &f.op(f.defining_op(value)?).kind {

@@ -2,7 +2,7 @@
 
 use tpuc_ir::{DotDims, OpId, OpKind};
 
-use crate::rewrite::{Pattern, Rewriter, constant_of, splat_operand_of};
+use crate::rewrite::{Pattern, Rewriter, constant_of, splat_operand_of, static_shape_of};
 
 /// Operand `index` of `op`, when a transpose produces it: its source and permutation.
 fn transposed_operand(
@@ -163,7 +163,8 @@ impl Pattern for DotGeneralOfCollapsedBatch {
                 return false;
             }
             if *merged != leading {
-                let Some(rest) = static_dims(f, *source).map(|d| d[merged.len()..].to_vec()) else {
+                let Some(rest) = static_shape_of(f, *source).map(|d| d[merged.len()..].to_vec())
+                else {
                     return false;
                 };
                 regroup.push((sources.len(), [leading.clone(), rest].concat()));
@@ -224,7 +225,7 @@ fn merged_leading(
     from: tpuc_ir::Value,
     to: tpuc_ir::Value,
 ) -> Option<Vec<u64>> {
-    let (from, to) = (static_dims(f, from)?, static_dims(f, to)?);
+    let (from, to) = (static_shape_of(f, from)?, static_shape_of(f, to)?);
     let k = (from.len() + 1).checked_sub(to.len())?;
     let merged = k >= 2 && from[k..] == to[1..] && from[..k].iter().product::<u64>() == to[0];
     merged.then(|| from[..k].to_vec())
@@ -290,15 +291,6 @@ impl Pattern for DotGeneralOfCollapsedRows {
         rw.replace_op(op, &[back]);
         true
     }
-}
-
-fn static_dims(f: &tpuc_ir::Function, v: tpuc_ir::Value) -> Option<Vec<u64>> {
-    f.value_type(v)
-        .as_tensor()?
-        .shape
-        .iter()
-        .map(|d| d.as_static())
-        .collect()
 }
 
 /// `dot_general(layout(x * c), y)` for a splat `c` and reshapes, transposes or broadcasts

@@ -1,8 +1,8 @@
 //! Chains of reshapes, transposes and broadcasts merged into one op.
 
-use tpuc_ir::{OpId, OpKind, Type, Value};
+use tpuc_ir::{OpId, OpKind, Value};
 
-use crate::rewrite::{Pattern, Rewriter};
+use crate::rewrite::{Pattern, Rewriter, static_shape_of};
 
 /// The first operand of `op` and the op producing it, when its kind matches `want`.
 fn operand_producer<'r>(
@@ -13,14 +13,6 @@ fn operand_producer<'r>(
     let operand = *rw.function().op(op).operands.first()?;
     let (_, producer) = rw.producer(operand)?;
     want(&producer.kind).then_some((operand, producer))
-}
-
-fn static_shape(ty: &Type) -> Option<Vec<u64>> {
-    ty.as_tensor()?
-        .shape
-        .iter()
-        .map(|d| d.as_static())
-        .collect()
 }
 
 /// `reshape(reshape(x))` is `reshape(x)`.
@@ -90,7 +82,7 @@ impl Pattern for TransposeAsReshape {
         let OpKind::Transpose { permutation } = &f.op(op).kind else {
             return false;
         };
-        let Some(shape) = static_shape(f.value_type(f.op(op).operands[0])) else {
+        let Some(shape) = static_shape_of(f, f.op(op).operands[0]) else {
             return false;
         };
         let moved: Vec<i64> = permutation
@@ -153,10 +145,7 @@ impl Pattern for BroadcastOfUnitReshape {
             return false;
         };
         let source = inner.operands[0];
-        let (Some(from), Some(to)) = (
-            static_shape(f.value_type(source)),
-            static_shape(f.value_type(mid)),
-        ) else {
+        let (Some(from), Some(to)) = (static_shape_of(f, source), static_shape_of(f, mid)) else {
             return false;
         };
         let Some(positions) = unit_insertion(&from, &to) else {
