@@ -10,6 +10,11 @@ use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::thread;
 use std::time::{Duration, Instant};
 
+use std::collections::BTreeMap;
+
+use tpuc_cache::{
+    Digest, KeyParts, MANIFEST_FORMAT, Manifest, Payload, PluginInfo, Signature, TargetId, sha256,
+};
 use tpuc_remote::{Credentials, Limits, RemoteOptions};
 
 /// Short limits, so the fault tests finish in seconds.
@@ -22,6 +27,39 @@ pub fn test_limits() -> Limits {
         min_rate: 1024 * 1024,
         retries: 2,
         backoff: Duration::from_millis(50),
+    }
+}
+
+/// A manifest of `executable` for an XLA:CPU target of `topology`; each topology is a key.
+fn manifest_for(executable: &[u8], topology: &str) -> Manifest {
+    let parts = KeyParts {
+        module_sha256: sha256(b"module text"),
+        compile_options: "0a00".to_owned(),
+        target: TargetId {
+            platform: "cpu".to_owned(),
+            platform_version: "test".to_owned(),
+            pjrt_api_version: "0.1".to_owned(),
+            plugin_sha256: Digest([7; 32]),
+            topology: topology.to_owned(),
+        },
+        tpuc_version: tpuc_cache::TPUC_VERSION.to_owned(),
+        env: BTreeMap::new(),
+    };
+    Manifest {
+        format: MANIFEST_FORMAT.to_owned(),
+        key: parts.key(),
+        key_parts: parts,
+        target: "cpu".to_owned(),
+        plugin: PluginInfo {
+            file: "plugin.so".to_owned(),
+            attributes: BTreeMap::new(),
+        },
+        payload: Payload::of(executable),
+        signature: Signature::default(),
+        dims: BTreeMap::new(),
+        compile_seconds: 1.5,
+        created_unix: 0,
+        report: Default::default(),
     }
 }
 
