@@ -87,9 +87,9 @@ pub struct RemoteArgs {
 
 impl RemoteArgs {
     /// The local cache, and the shared tier if one is configured here or, failing that, in a
-    /// plan's `[options]`. A shared tier that cannot be used is a warning, not an error: the
-    /// local cache keeps working.
-    pub fn open(&self, local: Cache, plan: &PlanOptions) -> Result<CacheTiers> {
+    /// plan's `[options]`; and the warnings of opening them. A shared tier that cannot be used
+    /// is a warning, not an error: the local cache keeps working.
+    pub fn open(&self, local: Cache, plan: &PlanOptions) -> Result<(CacheTiers, Vec<String>)> {
         let signer = self.sign_key.as_deref().map(SecretKey::read).transpose()?;
         let trust_keys = if self.trust_keys.is_empty() {
             &plan.trust_keys
@@ -104,10 +104,11 @@ impl RemoteArgs {
                     "--endpoint names the server of a shared cache, but no --remote was given"
                 ));
             }
-            return Ok(CacheTiers {
+            let tiers = CacheTiers {
                 signer,
                 ..CacheTiers::from(local)
-            });
+            };
+            return Ok((tiers, Vec::new()));
         };
         let defaults = Limits::default();
         let options = RemoteOptions {
@@ -120,23 +121,25 @@ impl RemoteArgs {
             ..RemoteOptions::default()
         };
         let shared = SharedTier::new(RemoteStore::open(url, &options)?).trusting(trusted);
+        let mut warnings = Vec::new();
         let shared = match shared.check() {
             Ok(()) => Some(shared),
             Err(error) if error.is_network_fault() => {
-                warn_unusable(error, "it is tried again later");
+                warnings.push(unusable(&error, "it is tried again later"));
                 Some(shared)
             }
             Err(error @ (RemoteError::Denied { .. } | RemoteError::NoSuchBucket { .. })) => {
-                warn_unusable(error, "using the local cache only");
+                warnings.push(unusable(&error, "using the local cache only"));
                 None
             }
             Err(error) => return Err(error.into()),
         };
-        Ok(CacheTiers {
+        let tiers = CacheTiers {
             local,
             shared,
             signer,
-        })
+        };
+        Ok((tiers, warnings))
     }
 }
 
@@ -149,11 +152,13 @@ fn parse_seconds(text: &str) -> Result<Duration, String> {
         .ok_or_else(|| format!("`{text}` is not a positive number of seconds"))
 }
 
-fn warn_unusable(error: RemoteError, consequence: &str) {
-    eprintln!(
-        "warning: the shared cache cannot be used now ({consequence}):\n{:?}",
-        miette::Report::new(error)
-    );
+/// The warning for a shared tier that cannot be used: what happened, and what to do.
+fn unusable(error: &RemoteError, consequence: &str) -> String {
+    let help = miette::Diagnostic::help(error).map_or_else(String::new, |help| format!(" ({help})"));
+    format!(
+        "the shared cache cannot be used now, {consequence}: {}{help}",
+        tpuc_driver::error_chain(error)
+    )
 }
 
 #[derive(clap::Args)]

@@ -199,7 +199,7 @@ fn warn_shared(error: &RemoteError, doing: &str, warnings: &mut Vec<String>) {
 }
 
 /// An error and its sources, on one line.
-fn error_chain(error: &(dyn std::error::Error + 'static)) -> String {
+pub fn error_chain(error: &(dyn std::error::Error + 'static)) -> String {
     std::iter::successors(Some(error), |e| e.source())
         .map(ToString::to_string)
         .collect::<Vec<_>>()

@@ -31,7 +31,7 @@ pub fn test_limits() -> Limits {
 }
 
 /// A manifest of `executable` for an XLA:CPU target of `topology`; each topology is a key.
-fn manifest_for(executable: &[u8], topology: &str) -> Manifest {
+pub fn manifest_for(executable: &[u8], topology: &str) -> Manifest {
     let parts = KeyParts {
         module_sha256: sha256(b"module text"),
         compile_options: "0a00".to_owned(),
