@@ -154,7 +154,8 @@ fn parse_seconds(text: &str) -> Result<Duration, String> {
 
 /// The warning for a shared tier that cannot be used: what happened, and what to do.
 fn unusable(error: &RemoteError, consequence: &str) -> String {
-    let help = miette::Diagnostic::help(error).map_or_else(String::new, |help| format!(" ({help})"));
+    let help =
+        miette::Diagnostic::help(error).map_or_else(String::new, |help| format!(" ({help})"));
     format!(
         "the shared cache cannot be used now, {consequence}: {}{help}",
         tpuc_driver::error_chain(error)

@@ -92,8 +92,12 @@ impl SecretKey {
     /// read and write (mode 0600, whatever the umask).
     pub fn write_new(&self, path: &Path) -> Result<()> {
         use std::os::unix::fs::OpenOptionsExt;
-        let pem = self
-            .0
+        // PKCS#8 v1 (the seed alone, RFC 8410), the form `openssl genpkey` writes and reads.
+        let seed = ed25519_dalek::pkcs8::KeypairBytes {
+            secret_key: self.0.to_bytes(),
+            public_key: None,
+        };
+        let pem = seed
             .to_pkcs8_pem(LineEnding::LF)
             .expect("Ed25519 keys encode");
         let mut file = std::fs::OpenOptions::new()
@@ -197,7 +201,11 @@ impl TrustedKeys {
     ) -> Result<(), String> {
         let signature = signature.ok_or("it is not signed")?;
         signature.check(key, manifest_bytes)?;
-        if !self.0.iter().any(|trusted| trusted.id() == signature.key_id) {
+        if !self
+            .0
+            .iter()
+            .any(|trusted| trusted.id() == signature.key_id)
+        {
             return Err(format!(
                 "it is signed by the key {}, which is not a trusted key",
                 signature.key_id

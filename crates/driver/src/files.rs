@@ -148,6 +148,67 @@ mod tests {
     }
 
     #[test]
+    fn new_files_get_what_the_umask_allows_and_existing_ones_keep_their_mode() {
+        let dir = tempfile::tempdir().unwrap();
+        let mode = |path: &Path| fs::metadata(path).unwrap().permissions().mode() & 0o777;
+        // What the umask makes of a plain create, as `cp` or a shell redirection would.
+        let reference = dir.path().join("reference");
+        fs::File::create(&reference).unwrap();
+        let new = dir.path().join("new.exe");
+        write_atomically(&new, b"x").unwrap();
+        assert_eq!(mode(&new), mode(&reference));
+        let existing = dir.path().join("existing.exe");
+        for kept in [0o644, 0o640, 0o600] {
+            fs::write(&existing, b"old").unwrap();
+            fs::set_permissions(&existing, fs::Permissions::from_mode(kept)).unwrap();
+            write_atomically(&existing, b"new").unwrap();
+            assert_eq!(mode(&existing), kept);
+        }
+    }
+
+    #[test]
+    fn a_set_is_written_whole_or_not_at_all() {
+        let dir = tempfile::tempdir().unwrap();
+        let (first, second, third) = (
+            dir.path().join("out0.npy"),
+            dir.path().join("out1.npy"),
+            dir.path().join("out2.npy"),
+        );
+        fs::write(&second, b"old second").unwrap();
+        // The third cannot be put in place: a directory has its name.
+        fs::create_dir(&third).unwrap();
+        let set = [
+            (first.as_path(), &b"first"[..]),
+            (second.as_path(), &b"second"[..]),
+            (third.as_path(), &b"third"[..]),
+        ];
+        let error = write_all_atomically(&set).unwrap_err();
+        assert!(error.to_string().contains("out2.npy"), "{error}");
+        assert!(!first.exists(), "a new file of a failed set is removed");
+        assert_eq!(
+            fs::read(&second).unwrap(),
+            b"old second",
+            "an old one is restored"
+        );
+        assert_eq!(
+            fs::read_dir(dir.path()).unwrap().count(),
+            2,
+            "no temporary left"
+        );
+
+        fs::remove_dir(&third).unwrap();
+        write_all_atomically(&set).unwrap();
+        for (path, bytes) in set {
+            assert_eq!(fs::read(path).unwrap(), bytes);
+        }
+        assert_eq!(
+            fs::read_dir(dir.path()).unwrap().count(),
+            3,
+            "no backup left"
+        );
+    }
+
+    #[test]
     fn a_pipe_is_written_through_not_replaced() {
         use std::os::unix::fs::FileTypeExt;
         let dir = tempfile::tempdir().unwrap();

@@ -25,7 +25,10 @@ impl Graph {
     pub fn duplicate_name(&self) -> Option<&str> {
         let mut nodes = HashSet::new();
         let mut values = HashSet::new();
-        let defined = self.inputs.iter().chain(self.nodes.iter().flat_map(|n| &n.outputs));
+        let defined = self
+            .inputs
+            .iter()
+            .chain(self.nodes.iter().flat_map(|n| &n.outputs));
         for name in defined.flat_map(defined_names) {
             if !values.insert(name) {
                 return Some(name);
@@ -37,7 +40,11 @@ impl Graph {
             {
                 return Some(name);
             }
-            if let Some(name) = node.subgraphs().iter().find_map(|sub| sub.graph.duplicate_name()) {
+            if let Some(name) = node
+                .subgraphs()
+                .iter()
+                .find_map(|sub| sub.graph.duplicate_name())
+            {
                 return Some(name);
             }
         }

@@ -270,5 +270,8 @@ fn a_diagnostic_quotes_a_bounded_part_of_a_huge_expression() {
     assert!(message.len() < 300, "{} bytes", message.len());
     assert!(message.contains("(100000 characters)"), "{message}");
     let unbound = SymError::Unbound("s".repeat(5000)).to_string();
-    assert!(unbound.len() < 300 && unbound.contains("(5000 characters)"), "{unbound}");
+    assert!(
+        unbound.len() < 300 && unbound.contains("(5000 characters)"),
+        "{unbound}"
+    );
 }

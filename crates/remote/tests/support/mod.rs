@@ -22,7 +22,6 @@ pub fn test_limits() -> Limits {
     Limits {
         connect: Duration::from_secs(1),
         idle: Duration::from_secs(1),
-        request: Duration::from_secs(3),
         overall: Duration::from_secs(10),
         min_rate: 1024 * 1024,
         retries: 2,
@@ -184,5 +183,29 @@ pub fn dies_mid_upload(mut stream: TcpStream, _: &AtomicBool) {
     if read_request_head(&mut stream) {
         let mut some = [0u8; 1024];
         let _ = stream.read(&mut some);
+    }
+}
+
+/// The size of [`steady`]'s object: 100 bytes every 100 ms for 5 s.
+pub const STEADY_SIZE: usize = 5000;
+
+/// Answers with a [`STEADY_SIZE`]-byte object sent steadily in small pieces: a transfer that
+/// takes 5 s but never stalls (as a large executable on a slow link does).
+pub fn steady(mut stream: TcpStream, stop: &AtomicBool) {
+    if !read_request_head(&mut stream) {
+        return;
+    }
+    let head = format!(
+        "HTTP/1.1 200 OK\r\nContent-Length: {STEADY_SIZE}\r\nETag: \"e\"\r\n\
+         Last-Modified: Mon, 30 Nov 2026 00:00:00 GMT\r\n\r\n"
+    );
+    if stream.write_all(head.as_bytes()).is_err() {
+        return;
+    }
+    for _ in 0..STEADY_SIZE / 100 {
+        if stop.load(Ordering::SeqCst) || stream.write_all(&[b'x'; 100]).is_err() {
+            return;
+        }
+        thread::sleep(Duration::from_millis(100));
     }
 }
