@@ -126,7 +126,7 @@ fn a_poisoned_shared_entry_is_rejected_by_consumers_that_trust_the_publisher() {
         (&a["origin"], &b["origin"]),
         (&"compiled".into(), &"compiled".into())
     );
-    let (verified, _) = json(&publisher, &["cache", "verify", &trust[0], &trust[1]]);
+    let (verified, _) = json(&publisher, &["cache", "verify", trust[0], trust[1]]);
     assert_eq!(
         (verified["ok"].as_u64(), verified["signed"].as_u64()),
         (Some(2), Some(2))
@@ -201,7 +201,7 @@ fn a_poisoned_shared_entry_is_rejected_by_consumers_that_trust_the_publisher() {
     // With the trusted key, the locally compiled A is listed as not signed by it (exit 5).
     let out = tpuc(
         &consumer,
-        &["cache", "verify", &trust[0], &trust[1], "--format", "json"],
+        &["cache", "verify", trust[0], trust[1], "--format", "json"],
     );
     assert_eq!(out.status.code(), Some(5));
     let verified: Value = serde_json::from_slice(&out.stdout).unwrap();
