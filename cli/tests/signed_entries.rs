@@ -22,17 +22,43 @@ fn keygen(dir: &Path, name: &str) -> (PathBuf, PathBuf) {
     (secret, public)
 }
 
-/// `tpuc compile MODEL --target cpu --remote ... EXTRA --format json`, which must succeed.
-fn compile(cache: &Path, server: &S3Server, url: &str, model: &str, extra: &[&str]) -> Value {
+/// `tpuc compile MODEL --target cpu --remote ... EXTRA --format json`.
+fn compile_command(
+    cache: &Path,
+    server: &S3Server,
+    url: &str,
+    model: &str,
+    extra: &[&str],
+) -> std::process::Command {
     let model = fixture(model);
     let mut args = vec!["compile", model.to_str().unwrap(), "--target", "cpu"];
-    args.extend(["--remote", url, "--endpoint", &server.endpoint]);
+    args.extend([
+        "--remote",
+        url,
+        "--endpoint",
+        &server.endpoint,
+        "--format",
+        "json",
+    ]);
     args.extend(extra);
-    let (report, stderr) = json(cache, &args);
+    command(cache, &args)
+}
+
+/// Runs [`compile_command`], which must succeed: its target, with the run's `warnings` and
+/// `stderr`.
+fn run_compile(compile: &mut std::process::Command) -> Value {
+    let out = compile.output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert!(out.status.success(), "{stderr}");
+    let report: Value = serde_json::from_slice(&out.stdout).unwrap();
     let mut target = report["targets"][0].clone();
     target["warnings"] = report["warnings"].clone();
     target["stderr"] = Value::from(stderr);
     target
+}
+
+fn compile(cache: &Path, server: &S3Server, url: &str, model: &str, extra: &[&str]) -> Value {
+    run_compile(&mut compile_command(cache, server, url, model, extra))
 }
 
 fn key_of(target: &Value) -> &str {
@@ -165,28 +191,10 @@ fn a_poisoned_shared_entry_is_rejected_by_consumers_that_trust_the_publisher() {
     // environment, as a CI job sets them.
     std::fs::write(signature_object(key_of(&a), &poisoned), &genuine_signature).unwrap();
     let second = work.path().join("second");
-    let model = fixture("mlp.pt2");
-    let out = command(
-        &second,
-        &[
-            "compile",
-            model.to_str().unwrap(),
-            "--target",
-            "cpu",
-            "--remote",
-            &url,
-            "--endpoint",
-            &server.endpoint,
-            "--format",
-            "json",
-        ],
-    )
-    .env("TPUC_TRUST_KEYS", &public)
-    .output()
-    .unwrap();
-    let report: Value = serde_json::from_slice(&out.stdout).unwrap();
-    assert_eq!(report["targets"][0]["origin"], "compiled", "{report}");
-    let warning = report["warnings"][0].as_str().unwrap();
+    let mut from_env = compile_command(&second, &server, &url, "mlp.pt2", &[]);
+    let fetched = run_compile(from_env.env("TPUC_TRUST_KEYS", &public));
+    assert_eq!(fetched["origin"], "compiled", "{}", fetched["stderr"]);
+    let warning = fetched["warnings"][0].as_str().unwrap();
     assert!(warning.contains("does not match the manifest"), "{warning}");
     assert!(run_mlp_matches_eager(&second));
 

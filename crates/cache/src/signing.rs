@@ -73,7 +73,7 @@ impl SecretKey {
     pub fn read(path: &Path) -> Result<SecretKey> {
         use std::os::unix::fs::PermissionsExt;
         let mode = std::fs::metadata(path)
-            .map_err(CacheError::io("read", path))?
+            .map_err(|error| key_io_error(path, error))?
             .permissions()
             .mode();
         if mode & 0o077 != 0 {
@@ -105,10 +105,10 @@ impl SecretKey {
             .create_new(true)
             .mode(0o600)
             .open(path)
-            .map_err(CacheError::io("create", path))?;
+            .map_err(|error| key_io_error(path, error))?;
         file.write_all(pem.as_bytes())
             .and_then(|()| file.sync_all())
-            .map_err(CacheError::io("write", path))
+            .map_err(|error| key_io_error(path, error))
     }
 
     pub fn public_key(&self) -> PublicKey {
@@ -262,11 +262,18 @@ impl EntrySignature {
 }
 
 fn read_key_file(path: &Path) -> Result<String> {
-    let bytes = std::fs::read(path).map_err(CacheError::io("read", path))?;
+    let bytes = std::fs::read(path).map_err(|error| key_io_error(path, error))?;
     String::from_utf8(bytes).map_err(|_| CacheError::KeyFile {
         path: path.to_owned(),
         reason: "it is not a PEM text file".to_owned(),
     })
+}
+
+fn key_io_error(path: &Path, error: std::io::Error) -> CacheError {
+    CacheError::KeyFile {
+        path: path.to_owned(),
+        reason: error.to_string(),
+    }
 }
 
 fn key_file_error(path: &Path, what: &str, error: impl fmt::Display) -> CacheError {
