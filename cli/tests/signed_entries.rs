@@ -271,3 +271,53 @@ fn every_bit_flip_in_an_entrys_signature_is_detected() {
     }
     assert_eq!(cache.verify().unwrap().ok, 1, "restored");
 }
+
+#[test]
+fn a_plans_trusted_keys_make_prewarm_compile_unsigned_entries_locally() {
+    let server = S3Server::start();
+    let url = server.bucket("plan", "p");
+    let work = tempfile::tempdir().unwrap();
+    let (secret, _) = keygen(work.path(), "ci.key");
+    // An unsigned writer publishes cnn; the signer publishes mlp.
+    compile(&work.path().join("unsigned"), &server, &url, "cnn.pt2", &[]);
+    let sign = ["--sign-key", secret.to_str().unwrap()];
+    compile(&work.path().join("signer"), &server, &url, "mlp.pt2", &sign);
+
+    for model in ["mlp.pt2", "cnn.pt2"] {
+        std::fs::copy(fixture(model), work.path().join(model)).unwrap();
+    }
+    let plan = "[options]\ntrust_keys = [\"ci.key.pub\"]\n\n[[models]]\n\
+                path = \"*.pt2\"\ntargets = [\"cpu\"]\n";
+    std::fs::write(work.path().join("plan.toml"), plan).unwrap();
+    let remote = [
+        "--remote",
+        url.as_str(),
+        "--endpoint",
+        server.endpoint.as_str(),
+    ];
+    let mut args = vec!["prewarm", "plan.toml", "--report", "report.json"];
+    args.extend(remote);
+    let out = command(&work.path().join("consumer"), &args)
+        .current_dir(work.path())
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    let report: Value =
+        serde_json::from_slice(&std::fs::read(work.path().join("report.json")).unwrap()).unwrap();
+    let items = report["items"].as_array().unwrap();
+    let status = |model: &str| {
+        let item = items
+            .iter()
+            .find(|i| i["model"].as_str().unwrap().ends_with(model))
+            .unwrap();
+        (
+            item["status"].as_str().unwrap(),
+            item["warnings"].to_string(),
+        )
+    };
+    assert_eq!(status("mlp.pt2").0, "fetched", "{stderr}");
+    let (cnn, warnings) = status("cnn.pt2");
+    assert_eq!(cnn, "compiled", "{stderr}");
+    assert!(warnings.contains("it is not signed"), "{warnings}");
+}

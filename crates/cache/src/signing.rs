@@ -187,10 +187,6 @@ impl TrustedKeys {
         self.0.is_empty()
     }
 
-    pub fn ids(&self) -> Vec<Digest> {
-        self.0.iter().map(PublicKey::id).collect()
-    }
-
     /// Whether the entry `key` with manifest `manifest_bytes` is signed by one of these keys;
     /// the reason otherwise.
     pub fn check(

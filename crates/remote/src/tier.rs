@@ -87,11 +87,6 @@ impl SharedTier {
         }
     }
 
-    /// The keys an entry must be signed by, if any.
-    pub fn trusted(&self) -> Option<&TrustedKeys> {
-        self.trusted.as_ref()
-    }
-
     pub fn url(&self) -> String {
         self.store.url()
     }
