@@ -20,6 +20,7 @@ mod lower;
 pub mod prewarm;
 mod run;
 mod runtime;
+mod shard_io;
 mod tensor;
 mod tiers;
 
@@ -34,6 +35,7 @@ pub use files::{write_all_atomically, write_atomically};
 pub use lower::{Lowered, emit, lower};
 pub use run::{Input, Prepared, RunOutput, output_path, prepare, run};
 pub use runtime::{Executable, Runtime};
+pub use shard_io::{Layout, Placement};
 pub use tensor::{HostTensor, npy_dtype, npy_dtype_for_input};
 pub use tiers::{CacheTiers, Found, Origin, error_chain};
 pub use tpuc_lower::{
