@@ -22,14 +22,13 @@ use tpuc_npy::{Array, Dtype};
 use tpuc_testkit::widened::{Fill, weight_bytes, widened_mlp};
 
 const STAGES: [&str; 4] = ["open", "lower", "compile", "run"];
-const STAGE_ENV: &str = "TPUC_SCALE_STAGE";
 
 fn main() {
-    if let Ok(stage) = std::env::var(STAGE_ENV) {
-        let mut args = std::env::args().skip_while(|a| a != "--model").skip(1);
-        let model = PathBuf::from(args.next().expect("--model PATH"));
-        let input = model.with_extension("in0.npy");
-        run_stage(&stage, &model, &input);
+    let args: Vec<String> = std::env::args().collect();
+    let value_of = |flag: &str| args.iter().position(|a| a == flag).map(|i| args[i + 1].clone());
+    if let Some(stage) = value_of("--stage") {
+        let model = PathBuf::from(value_of("--model").expect("--model PATH"));
+        run_stage(&stage, &model, &model.with_extension("in0.npy"));
         return;
     }
     let sizes = sizes_from_args();
@@ -98,8 +97,7 @@ fn write_input(path: &Path, width: u64) {
 /// Runs one stage in a child process: its wall time and peak resident bytes.
 fn measure(stage: &str, model: &Path) -> (f64, u64) {
     let out = Command::new(std::env::current_exe().expect("the bench binary"))
-        .env(STAGE_ENV, stage)
-        .arg("--model")
+        .args(["--stage", stage, "--model"])
         .arg(model)
         .output()
         .expect("the stage runs");
