@@ -25,7 +25,11 @@ const STAGES: [&str; 4] = ["open", "lower", "compile", "run"];
 
 fn main() {
     let args: Vec<String> = std::env::args().collect();
-    let value_of = |flag: &str| args.iter().position(|a| a == flag).map(|i| args[i + 1].clone());
+    let value_of = |flag: &str| {
+        args.iter()
+            .position(|a| a == flag)
+            .map(|i| args[i + 1].clone())
+    };
     if let Some(stage) = value_of("--stage") {
         let model = PathBuf::from(value_of("--model").expect("--model PATH"));
         run_stage(&stage, &model, &model.with_extension("in0.npy"));

@@ -44,7 +44,10 @@ fn an_archive_past_4_gib_inspects_lowers_compiles_and_runs() {
     let inlined = tpuc(&cache, &["lower", model_arg, "--inline-weights"]);
     let stderr = String::from_utf8_lossy(&inlined.stderr);
     assert!(!inlined.status.success());
-    assert!(stderr.contains("would embed more than 1024 MiB"), "{stderr}");
+    assert!(
+        stderr.contains("would embed more than 1024 MiB"),
+        "{stderr}"
+    );
 
     let (compiled, _) = json(&cache, &["compile", model_arg, "--target", "cpu"]);
     assert_eq!(
