@@ -246,8 +246,8 @@ fn frontend(
     cache: &Cache,
     warnings: &mut Vec<String>,
 ) -> Result<Frontend> {
-    let archive = Archive::open(model)?;
-    let key = frontend_parts(&archive, options)?.key();
+    let source = FrontendSource::open(model)?;
+    let key = source.parts(options)?.key();
     let cached = cache.frontend(&key).unwrap_or_else(|error| {
         warnings.push(format!("{error}; lowering the program again"));
         None
@@ -256,7 +256,7 @@ fn frontend(
     let (module_sha256, module, passes) = match cached {
         Some((digest, record)) => (digest, record, None),
         None => {
-            let lowered = tpuc_lower::lower(&archive, options)?;
+            let lowered = source.lower(model, options)?;
             let record = module_record(&lowered);
             let digest = sha256(record.text.as_bytes());
             if let Err(error) = cache.insert_module(&key, &record) {
@@ -272,6 +272,36 @@ fn frontend(
         module,
         passes,
     })
+}
+
+/// What a program is read from: a `.pt2` archive, or StableHLO text (`.mlir`).
+enum FrontendSource {
+    Archive(Box<Archive>),
+    Mlir(String),
+}
+
+impl FrontendSource {
+    fn open(model: &Path) -> Result<Self> {
+        Ok(if crate::mlir::is_mlir(model) {
+            Self::Mlir(crate::mlir::read_text(model)?)
+        } else {
+            Self::Archive(Box::new(Archive::open(model)?))
+        })
+    }
+
+    fn parts(&self, options: &LowerOptions) -> Result<FrontendParts> {
+        match self {
+            Self::Archive(archive) => frontend_parts(archive, options),
+            Self::Mlir(text) => Ok(crate::mlir::frontend_parts(text, options)),
+        }
+    }
+
+    fn lower(&self, model: &Path, options: &LowerOptions) -> Result<tpuc_lower::Lowered> {
+        match self {
+            Self::Archive(archive) => Ok(tpuc_lower::lower(archive, options)?),
+            Self::Mlir(text) => crate::mlir::lower_text(model, text, options),
+        }
+    }
 }
 
 /// Whether `model`, lowered with `options`, has an executable for `target` in the local cache
@@ -385,7 +415,7 @@ pub fn run_cached(
 ) -> Result<CachedRun> {
     let mut warnings = Vec::new();
     let cache = &caches.local;
-    let module = module_record(&prepared.lowered.program);
+    let module = module_record(&prepared.program);
     let target = Target::Cpu { devices: 1 };
     let plugin = runtime.plugin_path();
     let identity = plugin_identity(plugin, &target, cache, &mut warnings)?;

@@ -17,6 +17,7 @@ mod error;
 mod files;
 pub mod fx;
 mod lower;
+pub mod mlir;
 pub mod prewarm;
 mod run;
 mod runtime;
@@ -29,7 +30,7 @@ pub use compile::{
     run_cached,
 };
 pub use emit::{Emit, fx_graph};
-pub use error::{DriverError, InputMismatch, Result};
+pub use error::{DriverError, InputMismatch, MlirParseError, Result};
 pub use files::write_atomically;
 pub use lower::{Lowered, emit, lower};
 pub use run::{Input, Prepared, RunOutput, output_path, prepare, run};

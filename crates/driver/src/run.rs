@@ -9,7 +9,6 @@ use tpuc_npy::Array;
 use tpuc_pt2::{Archive, DType, Dim};
 
 use crate::error::{DriverError, InputMismatch, Result};
-use crate::lower::Lowered;
 use crate::runtime::{Executable, Runtime};
 use crate::tensor::{self, HostTensor, npy_dtype_for_input};
 
@@ -45,7 +44,9 @@ pub struct RunOutput {
 /// to execute.
 #[derive(Debug)]
 pub struct Prepared {
-    pub lowered: Lowered,
+    pub program: tpuc_lower::Lowered,
+    /// The archive the weights come from (none for a `.mlir` program).
+    archive: Option<Archive>,
     /// The user inputs by position, in the dtype of their argument.
     inputs: BTreeMap<usize, HostTensor<'static>>,
 }
@@ -54,12 +55,20 @@ pub struct Prepared {
 /// unless `options` fix it) and checks every input against its argument. Needs no plugin, so
 /// bad inputs are reported before anything is loaded.
 pub fn prepare(model: &Path, inputs: &[Input], options: &LowerOptions) -> Result<Prepared> {
-    let archive = Archive::open(model)?;
-    let mut options = options.clone();
-    for (index, shape) in check_inputs_against_signature(&archive, inputs)? {
-        options.input_shapes.entry(index).or_insert(shape);
-    }
-    let program = tpuc_lower::lower(&archive, &options)?;
+    let (archive, program) = if crate::mlir::is_mlir(model) {
+        let text = crate::mlir::read_text(model)?;
+        let program = crate::mlir::lower_text(model, &text, options)?;
+        check_input_count(model, &program, inputs)?;
+        (None, program)
+    } else {
+        let archive = Archive::open(model)?;
+        let mut options = options.clone();
+        for (index, shape) in check_inputs_against_signature(&archive, inputs)? {
+            options.input_shapes.entry(index).or_insert(shape);
+        }
+        let program = tpuc_lower::lower(&archive, &options)?;
+        (Some(archive), program)
+    };
     let mut converted = BTreeMap::new();
     for binding in &program.arguments {
         if let ArgumentSource::UserInput { index, name } = &binding.source {
@@ -73,8 +82,25 @@ pub fn prepare(model: &Path, inputs: &[Input], options: &LowerOptions) -> Result
         }
     }
     Ok(Prepared {
-        lowered: Lowered { archive, program },
+        program,
+        archive,
         inputs: converted,
+    })
+}
+
+/// A `.mlir` program takes one array per argument of `main`.
+fn check_input_count(model: &Path, program: &tpuc_lower::Lowered, inputs: &[Input]) -> Result<()> {
+    if program.arguments.len() == inputs.len() {
+        return Ok(());
+    }
+    let names: Vec<String> = (0..program.arguments.len())
+        .map(|i| format!("arg{i}"))
+        .collect();
+    Err(DriverError::InputCount {
+        model: model.display().to_string(),
+        expected: program.arguments.len(),
+        names: names.join(", "),
+        given: inputs.len(),
     })
 }
 
@@ -92,32 +118,35 @@ impl Prepared {
     /// Compiles the module on `runtime`, feeds the weights straight from the archive and the
     /// inputs, and executes it once.
     pub fn execute(&self, runtime: &Runtime) -> Result<RunOutput> {
-        let executable = runtime.compile_module(&self.lowered.program.module)?;
+        let executable = runtime.compile_module(&self.program.module)?;
         self.execute_with(&executable)
     }
 
     /// Executes an executable compiled from this program's module (e.g. one from the cache).
     pub fn execute_with(&self, executable: &Executable) -> Result<RunOutput> {
         let results = executable.execute(&self.arguments()?)?;
-        split_results(&self.lowered, results)
+        split_results(&self.program, results)
     }
 
     /// `main`'s arguments: each weight's bytes borrowed from the mapped archive (strided views
     /// materialised), and the inputs.
     fn arguments(&self) -> Result<Vec<HostTensor<'_>>> {
-        let archive = &self.lowered.archive;
-        self.lowered
-            .program
+        self.program
             .arguments
             .iter()
             .map(|binding| match &binding.source {
                 ArgumentSource::Parameter { fqn }
                 | ArgumentSource::Buffer { fqn, .. }
-                | ArgumentSource::Constant { fqn } => Ok(HostTensor {
-                    dtype: binding.dtype,
-                    shape: binding.shape.clone(),
-                    bytes: archive.tensor(fqn)?.to_contiguous_bytes()?,
-                }),
+                | ArgumentSource::Constant { fqn } => {
+                    let archive = self.archive.as_ref().ok_or_else(|| {
+                        DriverError::Unsupported(format!("no archive holds the weight `{fqn}`"))
+                    })?;
+                    Ok(HostTensor {
+                        dtype: binding.dtype,
+                        shape: binding.shape.clone(),
+                        bytes: archive.tensor(fqn)?.to_contiguous_bytes()?,
+                    })
+                }
                 ArgumentSource::UserInput { index, .. } => {
                     let input = &self.inputs[index];
                     Ok(HostTensor {
@@ -233,8 +262,11 @@ fn check_input(
 }
 
 /// Sorts the results into user outputs (in output order) and mutations.
-fn split_results(lowered: &Lowered, results: Vec<HostTensor<'static>>) -> Result<RunOutput> {
-    let bindings = &lowered.program.results;
+fn split_results(
+    program: &tpuc_lower::Lowered,
+    results: Vec<HostTensor<'static>>,
+) -> Result<RunOutput> {
+    let bindings = &program.results;
     if results.len() != bindings.len() {
         return Err(DriverError::ResultCount {
             expected: bindings.len(),
@@ -253,7 +285,7 @@ fn split_results(lowered: &Lowered, results: Vec<HostTensor<'static>>) -> Result
     Ok(RunOutput {
         outputs: outputs.into_iter().map(|(_, result)| result).collect(),
         mutations,
-        dims: lowered.program.dims.clone(),
+        dims: program.dims.clone(),
     })
 }
 
