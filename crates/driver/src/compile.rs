@@ -304,9 +304,64 @@ impl FrontendSource {
     }
 }
 
+/// What `tpuc key` prints: a program's front-end key, its module's digest and, per target, the
+/// compile key and whether the local cache or the shared tier holds that executable.
+#[derive(Debug)]
+pub struct Keys {
+    pub frontend_key: Key,
+    pub module_sha256: Digest,
+    pub targets: Vec<TargetKey>,
+}
+
+/// One target's compile key.
+#[derive(Debug)]
+pub struct TargetKey {
+    pub target: Target,
+    pub key: Key,
+    pub cached: bool,
+}
+
+/// The keys of `model`, lowered with `options`, for each target, without compiling. The program
+/// is lowered (and its module stored) if the local cache does not know it yet.
+pub fn keys(
+    model: &Path,
+    targets: &[Target],
+    options: &LowerOptions,
+    plugins: &PluginPaths,
+    caches: &CacheTiers,
+    warnings: &mut Vec<String>,
+) -> Result<Keys> {
+    let cache = &caches.local;
+    let frontend = frontend(model, options, cache, warnings)?;
+    let (env, _) = knobs::current();
+    let mut keys = Vec::with_capacity(targets.len());
+    for target in targets {
+        let plugin = plugins.locate(target.plugin_kind())?;
+        let identity = plugin_identity(&plugin, target, cache, warnings)?;
+        let parts = key_parts(
+            frontend.module_sha256,
+            &CompileOptions::new(),
+            &identity,
+            target,
+            &env,
+        );
+        let key = parts.key();
+        let cached = caches.contains(&key, warnings);
+        keys.push(TargetKey {
+            target: target.clone(),
+            key,
+            cached,
+        });
+    }
+    Ok(Keys {
+        frontend_key: frontend.key,
+        module_sha256: frontend.module_sha256,
+        targets: keys,
+    })
+}
+
 /// Whether `model`, lowered with `options`, has an executable for `target` in the local cache
-/// or the shared tier, without compiling: its compile key and the answer. The program is
-/// lowered (and its module stored) if the local cache does not know it yet.
+/// or the shared tier, without compiling: its compile key and the answer.
 pub fn cached_key(
     model: &Path,
     target: &Target,
@@ -315,21 +370,17 @@ pub fn cached_key(
     caches: &CacheTiers,
     warnings: &mut Vec<String>,
 ) -> Result<(Key, bool)> {
-    let cache = &caches.local;
-    let frontend = frontend(model, options, cache, warnings)?;
-    let (env, _) = knobs::current();
-    let plugin = plugins.locate(target.plugin_kind())?;
-    let identity = plugin_identity(&plugin, target, cache, warnings)?;
-    let parts = key_parts(
-        frontend.module_sha256,
-        &CompileOptions::new(),
-        &identity,
-        target,
-        &env,
-    );
-    let key = parts.key();
-    let present = caches.contains(&key, warnings);
-    Ok((key, present))
+    let keys = keys(
+        model,
+        std::slice::from_ref(target),
+        options,
+        plugins,
+        caches,
+        warnings,
+    )?;
+    let [target] = <[TargetKey; 1]>::try_from(keys.targets)
+        .map_err(|_| DriverError::Unsupported("one key per target was expected".to_owned()))?;
+    Ok((target.key, target.cached))
 }
 
 /// The compile key's parts for a module, target and environment.

@@ -26,8 +26,8 @@ mod tiers;
 
 pub use compare::{Comparison, Tolerance, compare};
 pub use compile::{
-    CachedRun, CompileReport, Compiled, PluginPaths, Target, compile, compile_module_report,
-    run_cached,
+    CachedRun, CompileReport, Compiled, Keys, PluginPaths, Target, TargetKey, compile,
+    compile_module_report, keys, run_cached,
 };
 pub use emit::{Emit, fx_graph};
 pub use error::{DriverError, InputMismatch, MlirParseError, Result};
