@@ -2,6 +2,7 @@
 //! their results; no compiler logic lives here.
 
 mod cache;
+mod cache_export;
 mod compile;
 mod inspect;
 mod key;

@@ -16,6 +16,7 @@ mod emit;
 mod error;
 mod files;
 pub mod fx;
+mod jax_envelope;
 mod lower;
 pub mod mlir;
 pub mod prewarm;
@@ -32,6 +33,7 @@ pub use compile::{
 pub use emit::{Emit, fx_graph};
 pub use error::{DriverError, InputMismatch, MlirParseError, Result};
 pub use files::write_atomically;
+pub use jax_envelope::jax_envelope;
 pub use lower::{Lowered, emit, lower};
 pub use run::{Input, Prepared, RunOutput, output_path, prepare, run};
 pub use runtime::{Executable, Runtime};
