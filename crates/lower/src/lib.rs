@@ -35,7 +35,7 @@ mod support;
 
 use std::collections::BTreeMap;
 
-pub use bindings::{ArgumentBinding, ArgumentSource, ResultBinding, ResultSource};
+pub use bindings::{ARG_INFO, ArgumentBinding, ArgumentSource, ResultBinding, ResultSource};
 pub use docs::ops_markdown;
 pub use error::LowerError;
 
