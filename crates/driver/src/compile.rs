@@ -48,37 +48,79 @@ impl FromStr for Target {
 
     /// `tpu:<topology>`, `cpu` or `cpu:<devices>`.
     fn from_str(text: &str) -> Result<Target, String> {
-        let families: Vec<&str> = TPU_TOPOLOGIES.iter().map(|(family, _)| *family).collect();
-        let help = format!(
-            "targets are tpu:<topology> (generations {}, e.g. tpu:v5e:2x2), cpu or cpu:<devices>",
-            families.join(", ")
-        );
-        match text.split_once(':') {
-            None if text == "cpu" => Ok(Target::Cpu { devices: 1 }),
-            Some(("cpu", count)) => match count.parse() {
-                Ok(devices) if devices > 0 => Ok(Target::Cpu { devices }),
-                _ => Err(format!("`{count}` is not a device count; {help}")),
-            },
-            Some(("tpu", topology)) => {
-                let family = topology.split(':').next().unwrap_or_default();
-                let shape = topology.split_once(':').map(|(_, shape)| shape);
-                let shape_ok = shape.is_some_and(|shape| {
-                    !shape.is_empty()
-                        && shape
-                            .split('x')
-                            .all(|n| n.parse::<u32>().is_ok_and(|n| n > 0))
-                });
-                if families.contains(&family) && shape_ok {
-                    Ok(Target::Tpu {
-                        topology: topology.to_owned(),
-                    })
-                } else {
-                    Err(format!("`{topology}` is not a TPU topology; {help}"))
-                }
-            }
-            _ => Err(format!("unknown target `{text}`; {help}")),
-        }
+        parse_target(text).map_err(|error| {
+            let examples: Vec<String> = TPU_TOPOLOGIES
+                .iter()
+                .map(|(_, topology)| format!("tpu:{topology}"))
+                .collect();
+            let suggestion = suggest_target(text)
+                .map(|target| format!(" (did you mean `{target}`?)"))
+                .unwrap_or_default();
+            format!(
+                "{error}{suggestion}; targets are tpu:<topology>, cpu or cpu:<devices>, with \
+                 topologies such as {} (`tpuc targets` lists what libtpu accepts)",
+                examples.join(", ")
+            )
+        })
     }
+}
+
+fn parse_target(text: &str) -> Result<Target, String> {
+    let families: Vec<&str> = TPU_TOPOLOGIES.iter().map(|(family, _)| *family).collect();
+    match text.split_once(':') {
+        None if text == "cpu" => Ok(Target::Cpu { devices: 1 }),
+        None if text == "tpu" => Err("`tpu` needs a topology".to_owned()),
+        Some(("cpu", count)) => match count.parse() {
+            Ok(devices) if devices > 0 => Ok(Target::Cpu { devices }),
+            _ => Err(format!("`{count}` is not a device count")),
+        },
+        Some(("tpu", topology)) => {
+            let family = topology.split(':').next().unwrap_or_default();
+            let shape = topology.split_once(':').map(|(_, shape)| shape);
+            let shape_ok = shape.is_some_and(|shape| {
+                !shape.is_empty()
+                    && shape
+                        .split('x')
+                        .all(|n| n.parse::<u32>().is_ok_and(|n| n > 0))
+            });
+            if families.contains(&family) && shape_ok {
+                Ok(Target::Tpu {
+                    topology: topology.to_owned(),
+                })
+            } else {
+                Err(format!(
+                    "`{topology}` is not a TPU topology (generations {})",
+                    families.join(", ")
+                ))
+            }
+        }
+        _ => Err(format!("unknown target `{text}`")),
+    }
+}
+
+/// A valid target close to `text`: a generation's example topology for a bare `tpu` or
+/// `tpu:<generation>`, `-` read as `:` (`tpu:v5e-2x2`), a missing `tpu:` prefix.
+fn suggest_target(text: &str) -> Option<String> {
+    let generation = text.strip_prefix("tpu:").unwrap_or(text);
+    if text == "tpu" {
+        return TPU_TOPOLOGIES
+            .iter()
+            .find(|(family, _)| *family == "v5e")
+            .map(|(_, topology)| format!("tpu:{topology}"));
+    }
+    if let Some((_, topology)) = TPU_TOPOLOGIES
+        .iter()
+        .find(|(family, _)| *family == generation)
+    {
+        return Some(format!("tpu:{topology}"));
+    }
+    [
+        text.replace('-', ":"),
+        format!("tpu:{text}"),
+        format!("tpu:{}", text.replace('-', ":")),
+    ]
+    .into_iter()
+    .find(|candidate| candidate != text && parse_target(candidate).is_ok())
 }
 
 impl fmt::Display for Target {
@@ -898,7 +940,28 @@ mod tests {
         ] {
             let error = bad.parse::<Target>().unwrap_err();
             assert!(error.contains("tpu:v5e:2x2"), "{bad}: {error}");
+            assert!(error.contains("tpu:v4:2x2x1"), "{bad}: {error}");
         }
+    }
+
+    #[test]
+    fn near_misses_get_a_suggestion() {
+        for (bad, meant) in [
+            ("tpu", "tpu:v5e:2x2"),
+            ("tpu:v5e-2x2", "tpu:v5e:2x2"),
+            ("v5e:2x2", "tpu:v5e:2x2"),
+            ("v5e-4x4", "tpu:v5e:4x4"),
+            ("tpu:v5e", "tpu:v5e:2x2"),
+            ("tpu:v4", "tpu:v4:2x2x1"),
+        ] {
+            let error = bad.parse::<Target>().unwrap_err();
+            assert!(
+                error.contains(&format!("did you mean `{meant}`?")),
+                "{bad}: {error}"
+            );
+        }
+        let error = "gpu".parse::<Target>().unwrap_err();
+        assert!(!error.contains("did you mean"), "{error}");
     }
 
     #[test]
