@@ -2,7 +2,25 @@
 
 mod support;
 
+use std::path::Path;
+use std::process::Output;
+
 use support::{compile, fixture, tpuc};
+
+fn export(cache: &Path, key: &str, runtime: &str, file: &Path) -> Output {
+    tpuc(
+        cache,
+        &[
+            "cache",
+            "export",
+            key,
+            "--for",
+            runtime,
+            "-o",
+            file.to_str().unwrap(),
+        ],
+    )
+}
 
 #[test]
 fn exports_the_payload_and_the_jax_envelope() {
@@ -11,21 +29,10 @@ fn exports_the_payload_and_the_jax_envelope() {
     let (report, _) = compile(cache.path(), &fixture("mlp.pt2"), &["cpu"]);
     let key = report["targets"][0]["key"].as_str().unwrap();
     let entry = report["targets"][0]["entry"].as_str().unwrap();
-    let payload = std::fs::read(std::path::Path::new(entry).join("executable")).unwrap();
+    let payload = std::fs::read(Path::new(entry).join("executable")).unwrap();
 
     let pjrt = out.path().join("mlp.pjrt");
-    let done = tpuc(
-        cache.path(),
-        &[
-            "cache",
-            "export",
-            key,
-            "--for",
-            "pjrt",
-            "-o",
-            pjrt.to_str().unwrap(),
-        ],
-    );
+    let done = export(cache.path(), key, "pjrt", &pjrt);
     assert!(
         done.status.success(),
         "{}",
@@ -34,18 +41,7 @@ fn exports_the_payload_and_the_jax_envelope() {
     assert_eq!(std::fs::read(&pjrt).unwrap(), payload);
 
     let jax = out.path().join("mlp.jax");
-    let done = tpuc(
-        cache.path(),
-        &[
-            "cache",
-            "export",
-            key,
-            "--for",
-            "jax",
-            "-o",
-            jax.to_str().unwrap(),
-        ],
-    );
+    let done = export(cache.path(), key, "jax", &jax);
     assert!(
         done.status.success(),
         "{}",
@@ -67,18 +63,7 @@ fn a_missing_entry_is_an_error_and_writes_nothing() {
     let out = tempfile::tempdir().unwrap();
     let file = out.path().join("x.jax");
     let key = "0".repeat(64);
-    let done = tpuc(
-        cache.path(),
-        &[
-            "cache",
-            "export",
-            &key,
-            "--for",
-            "jax",
-            "-o",
-            file.to_str().unwrap(),
-        ],
-    );
+    let done = export(cache.path(), &key, "jax", &file);
     assert_eq!(done.status.code(), Some(1));
     let stderr = String::from_utf8_lossy(&done.stderr);
     assert!(stderr.contains("no cache entry"), "{stderr}");

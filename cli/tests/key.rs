@@ -2,24 +2,23 @@
 
 mod support;
 
+use std::path::Path;
+
+use serde_json::Value;
 use support::{compile, fixture, json, repo_root};
+
+/// `tpuc key MODEL --target cpu --target tpu:v5e:2x2 --format json`.
+fn keys(cache: &Path, model: &Path) -> Value {
+    let model = model.to_str().unwrap();
+    let args = ["key", model, "--target", "cpu", "--target", "tpu:v5e:2x2"];
+    json(cache, &args).0
+}
 
 #[test]
 fn keys_match_compile_and_report_the_cache() {
     let cache = tempfile::tempdir().unwrap();
     let model = fixture("mlp.pt2");
-    let model_arg = model.to_str().unwrap();
-    let (before, _) = json(
-        cache.path(),
-        &[
-            "key",
-            model_arg,
-            "--target",
-            "cpu",
-            "--target",
-            "tpu:v5e:2x2",
-        ],
-    );
+    let before = keys(cache.path(), &model);
     assert_eq!(before["targets"][0]["cached"], false, "{before}");
     assert_eq!(before["targets"][1]["cached"], false, "{before}");
     let entries = cache.path().join("v1/entries");
@@ -33,17 +32,7 @@ fn keys_match_compile_and_report_the_cache() {
     assert_eq!(compiled["module_sha256"], before["module_sha256"]);
     assert_eq!(compiled["targets"][0]["key"], before["targets"][0]["key"]);
 
-    let (after, _) = json(
-        cache.path(),
-        &[
-            "key",
-            model_arg,
-            "--target",
-            "cpu",
-            "--target",
-            "tpu:v5e:2x2",
-        ],
-    );
+    let after = keys(cache.path(), &model);
     assert_eq!(after["targets"][0]["cached"], true, "{after}");
     assert_eq!(after["targets"][1]["cached"], false, "{after}");
     assert_eq!(after["targets"][1]["key"], before["targets"][1]["key"]);
@@ -53,33 +42,21 @@ fn keys_match_compile_and_report_the_cache() {
 fn keys_of_a_mlir_module_depend_on_its_text_only() {
     let cache = tempfile::tempdir().unwrap();
     let jax = repo_root().join("testdata/jax");
-    let key = |name: &str| {
-        let path = jax.join(name);
-        json(
-            cache.path(),
-            &["key", path.to_str().unwrap(), "--target", "cpu"],
-        )
-        .0
-    };
-    let pretty = key("chlo_ops.pretty.mlir");
-    let generic = key("chlo_ops.generic.mlir");
+    let pretty = keys(cache.path(), &jax.join("chlo_ops.pretty.mlir"));
+    let generic = keys(cache.path(), &jax.join("chlo_ops.generic.mlir"));
     // Two texts of one module: different front-end keys, one canonical module and compile key.
     assert_ne!(pretty["frontend_key"], generic["frontend_key"]);
     assert_eq!(pretty["module_sha256"], generic["module_sha256"]);
-    assert_eq!(pretty["targets"][0]["key"], generic["targets"][0]["key"]);
+    assert_eq!(pretty["targets"], generic["targets"]);
 }
 
 #[test]
 fn text_output_names_each_target() {
     let cache = tempfile::tempdir().unwrap();
+    let model = fixture("mlp.pt2");
     let out = support::tpuc(
         cache.path(),
-        &[
-            "key",
-            fixture("mlp.pt2").to_str().unwrap(),
-            "--target",
-            "cpu",
-        ],
+        &["key", model.to_str().unwrap(), "--target", "cpu"],
     );
     assert!(
         out.status.success(),

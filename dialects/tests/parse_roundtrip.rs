@@ -156,12 +156,7 @@ fn elementwise() -> Function {
             }
             for &op in BinaryOp::ALL {
                 match op {
-                    BinaryOp::And
-                    | BinaryOp::Or
-                    | BinaryOp::Xor
-                    | BinaryOp::ShiftLeft
-                    | BinaryOp::ShiftRightArithmetic
-                    | BinaryOp::ShiftRightLogical => {
+                    op if integers_only(op) => {
                         b.one(OpKind::Binary(op), &[i0, i0], i.clone());
                     }
                     BinaryOp::Complex => {
@@ -734,6 +729,19 @@ fn control() -> Function {
     )
 }
 
+/// Binary ops of integers (and booleans) only.
+fn integers_only(op: BinaryOp) -> bool {
+    matches!(
+        op,
+        BinaryOp::And
+            | BinaryOp::Or
+            | BinaryOp::Xor
+            | BinaryOp::ShiftLeft
+            | BinaryOp::ShiftRightArithmetic
+            | BinaryOp::ShiftRightLogical
+    )
+}
+
 /// Every CHLO op, in the forms JAX prints them.
 fn chlo() -> Function {
     let x = f32s(&[2, 3]);
@@ -760,12 +768,7 @@ fn chlo() -> Function {
             }
             for &op in ChloBroadcastOp::ALL {
                 match op.binary() {
-                    BinaryOp::And
-                    | BinaryOp::Or
-                    | BinaryOp::Xor
-                    | BinaryOp::ShiftLeft
-                    | BinaryOp::ShiftRightArithmetic
-                    | BinaryOp::ShiftRightLogical => {
+                    binary if integers_only(binary) => {
                         b.one(OpKind::ChloBroadcast(op, Vec::new()), &[i0, i0], i.clone());
                     }
                     BinaryOp::Complex => {

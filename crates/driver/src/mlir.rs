@@ -6,7 +6,7 @@ use std::collections::BTreeMap;
 use std::path::Path;
 
 use tpuc_cache::{FrontendParts, sha256};
-use tpuc_ir::{ElementType, Module, Type};
+use tpuc_ir::{Module, Type};
 use tpuc_lower::{
     ArgumentBinding, ArgumentSource, LowerOptions, Lowered, ResultBinding, ResultSource,
 };
@@ -127,32 +127,11 @@ fn tensor_of(ty: &Type, name: &str, what: &str) -> Result<(DType, Vec<i64>)> {
     let shape = tensor
         .static_shape()
         .ok_or_else(|| unsupported(format!("has a dynamic shape ({ty}); give static shapes")))?;
-    let dtype = dtype_of(tensor.element).ok_or_else(|| {
+    let dtype = tpuc_lower::torch_dtype(tensor.element).ok_or_else(|| {
         unsupported(format!(
             "has element type {}, which tpuc cannot bind",
             tensor.element
         ))
     })?;
     Ok((dtype, shape.into_iter().map(|d| d as i64).collect()))
-}
-
-fn dtype_of(element: ElementType) -> Option<DType> {
-    Some(match element {
-        ElementType::I1 => DType::Bool,
-        ElementType::I8 => DType::I8,
-        ElementType::I16 => DType::I16,
-        ElementType::I32 => DType::I32,
-        ElementType::I64 => DType::I64,
-        ElementType::UI8 => DType::U8,
-        ElementType::UI16 => DType::U16,
-        ElementType::UI32 => DType::U32,
-        ElementType::UI64 => DType::U64,
-        ElementType::F16 => DType::F16,
-        ElementType::BF16 => DType::BF16,
-        ElementType::F32 => DType::F32,
-        ElementType::F64 => DType::F64,
-        ElementType::ComplexF32 => DType::C64,
-        ElementType::ComplexF64 => DType::C128,
-        _ => return None,
-    })
 }

@@ -70,6 +70,11 @@ pub struct Lowered {
     pub passes: tpuc_passes::PipelineReport,
 }
 
+/// The torch dtype of a StableHLO element type, if torch has one.
+pub fn torch_dtype(element: tpuc_ir::ElementType) -> Option<tpuc_pt2::DType> {
+    dtype::dtype_of(element).ok()
+}
+
 /// Lowers the archive's program to a StableHLO module with a public `main`.
 pub fn lower(archive: &tpuc_pt2::Archive, options: &LowerOptions) -> Result<Lowered, LowerError> {
     lowering::lower(archive, options)
