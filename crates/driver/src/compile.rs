@@ -509,14 +509,18 @@ pub fn run_cached(
     let mut warnings = Vec::new();
     let cache = &caches.local;
     let module = module_record(&prepared.program);
-    let target = Target::Cpu { devices: 1 };
+    let placement = prepared.placement()?;
+    let target = Target::Cpu {
+        devices: placement.device_count(),
+    };
+    let compile_options = placement.compile_options();
     let plugin = runtime.plugin_path();
     let identity = plugin_identity(plugin, &target, cache, &mut warnings)?;
     let (env, unknown) = knobs::current();
     warn_unknown(unknown, &mut warnings);
     let parts = key_parts(
         sha256(module.text.as_bytes()),
-        &CompileOptions::new(),
+        &compile_options,
         &identity,
         &target,
         &env,
@@ -526,7 +530,7 @@ pub fn run_cached(
         Some(found) => (runtime.deserialize(&found.payload)?, true),
         None => {
             let started = Instant::now();
-            let executable = runtime.compile(&module.text)?;
+            let executable = runtime.compile_with(&module.text, &compile_options)?;
             let fresh = FreshExecutable {
                 compile_time: started.elapsed(),
                 bytes: executable.serialize()?,

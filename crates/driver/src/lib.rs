@@ -22,6 +22,7 @@ pub mod mlir;
 pub mod prewarm;
 mod run;
 mod runtime;
+mod shard_io;
 mod tensor;
 mod tiers;
 
@@ -37,6 +38,7 @@ pub use jax_envelope::jax_envelope;
 pub use lower::{Lowered, emit, lower};
 pub use run::{Input, Prepared, RunOutput, output_path, prepare, run};
 pub use runtime::{Executable, Runtime};
+pub use shard_io::{Layout, Placement};
 pub use tensor::{HostTensor, npy_dtype, npy_dtype_for_input};
 pub use tiers::{CacheTiers, Found, Origin};
 pub use tpuc_lower::{
