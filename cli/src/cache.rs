@@ -208,6 +208,8 @@ enum CacheCommand {
     },
     /// Count entries and bytes.
     Stats,
+    /// Write one executable to a file for another runtime (JAX, any PJRT client).
+    Export(crate::cache_export::ExportArgs),
     /// Remove one entry.
     Rm {
         /// The entry's key (64 hex digits).
@@ -336,6 +338,17 @@ pub fn run(args: &Args) -> Result<std::process::ExitCode> {
                 println!("front-end keys {}", stats.frontend_keys);
                 println!("quarantined   {}", stats.quarantined);
                 println!("temporary     {}", stats.temporary);
+            }
+        }
+        CacheCommand::Export(export) => {
+            let size = crate::cache_export::run(&cache, export)?;
+            if json {
+                print_json(&serde_json::json!({
+                    "output": export.output(),
+                    "size": size,
+                }))?;
+            } else {
+                println!("wrote {} ({})", export.output().display(), human_size(size));
             }
         }
         CacheCommand::Rm { key } => {

@@ -2,8 +2,10 @@
 //! their results; no compiler logic lives here.
 
 mod cache;
+mod cache_export;
 mod compile;
 mod inspect;
+mod key;
 mod lower;
 mod opt;
 mod passes;
@@ -44,6 +46,8 @@ enum Command {
     Opt(opt::Args),
     /// Compile a program for TPU topologies or XLA:CPU into the compile cache.
     Compile(compile::Args),
+    /// Print a program's front-end key and compile keys without compiling.
+    Key(key::Args),
     /// Compile a plan's models, shapes and targets into the cache ahead of time.
     Prewarm(prewarm::Args),
     /// List the PJRT plugins found, their versions, and the targets they compile for.
@@ -71,6 +75,7 @@ fn main() -> ExitCode {
         Command::Lower(args) => lower::run(&args).map(|()| ExitCode::SUCCESS),
         Command::Run(args) => run::run(&args),
         Command::Compile(args) => compile::run(&args),
+        Command::Key(args) => key::run(&args),
         Command::Prewarm(args) => prewarm::run(&args),
         Command::Targets(args) => targets::run(&args).map(|()| ExitCode::SUCCESS),
         Command::Cache(args) => cache::run(&args),

@@ -1,5 +1,6 @@
-//! `tpuc opt`: read StableHLO text (ours, or what JAX, torch_xla or torchax print), verify it and
-//! print it again in the form asked for.
+//! `tpuc opt`: read StableHLO text (ours, or what JAX, torch_xla or torchax print, CHLO
+//! included), verify it, legalize CHLO (unless `--passes` says otherwise) and print it again in
+//! the form asked for.
 
 use std::io::Write;
 use std::path::PathBuf;
@@ -44,7 +45,10 @@ pub fn run(args: &Args) -> Result<()> {
         tpuc_ir::parse::parse_module_with_spans(&text).map_err(|e| e.with_source(&name, &text))?;
     tpuc_ir::verify(&module)
         .map_err(|e| e.with_module_text(&name, &text, &spans).with_user_sources())?;
-    let report = args.passes.options("").run(&mut module)?;
+    let report = args
+        .passes
+        .options(tpuc_passes::MLIR_INPUT_PASSES)
+        .run(&mut module)?;
     args.passes.print_report(&report);
     let options = PrintOptions::with_locations(if args.strip_locations {
         LocationStyle::Strip

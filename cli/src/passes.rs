@@ -6,7 +6,8 @@ use tpuc_passes::{PassOptions, PipelineReport, RunOptions};
 pub struct PassArgs {
     /// The passes to run on the module, separated by commas (e.g. `canonicalize,cse,dce`;
     /// `--passes ''` runs none). Default for `lower`, `compile` and `run`: the simplification
-    /// pipeline `canonicalize,cse,canonicalize,cse,dce,prune-args`; for `opt`: none.
+    /// pipeline `canonicalize,cse,canonicalize,cse,dce,prune-args` (after `chlo-legalize` for
+    /// `.mlir` input); for `opt`: `chlo-legalize`.
     #[arg(long, value_name = "PASS,...")]
     passes: Option<String>,
     /// Verify the module after every pass.

@@ -51,12 +51,44 @@ fn strips_locations_on_request() {
 }
 
 #[test]
-fn rejects_chlo_with_the_line_of_the_op() {
-    let out = tpuc(&["opt", "testdata/jax/chlo_ops.pretty.mlir"]);
+fn legalizes_chlo_by_default_and_keeps_it_with_no_passes() {
+    for file in ["chlo_ops", "chlo_math", "chlo_broadcast"] {
+        let source = format!("testdata/jax/{file}.pretty.mlir");
+        let out = tpuc(&["opt", &source]);
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let text = String::from_utf8(out.stdout).unwrap();
+        assert!(!text.contains("chlo."), "{file}: {text}");
+        assert!(text.contains("stablehlo."), "{file}: {text}");
+
+        let kept = tpuc(&["opt", &source, "--passes", ""]);
+        assert!(kept.status.success());
+        let text = String::from_utf8(kept.stdout).unwrap();
+        assert!(text.contains("chlo."), "{file}: {text}");
+    }
+}
+
+#[test]
+fn rejects_unmodelled_chlo_with_the_line_of_the_op() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("erf_inv.mlir");
+    std::fs::write(
+        &file,
+        "func.func @main(%a: tensor<2xf32>) -> tensor<2xf32> {\n  \
+         %0 = chlo.erf_inv %a : tensor<2xf32> -> tensor<2xf32>\n  return %0 : tensor<2xf32>\n}\n",
+    )
+    .unwrap();
+    let out = tpuc(&["opt", file.to_str().unwrap()]);
     assert_eq!(out.status.code(), Some(1));
     let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(stderr.contains("chlo."), "{stderr}");
-    assert!(stderr.contains("chlo_ops.pretty.mlir"), "{stderr}");
+    assert!(
+        stderr.contains("unsupported CHLO op `chlo.erf_inv`"),
+        "{stderr}"
+    );
+    assert!(stderr.contains("erf_inv.mlir:2"), "{stderr}");
     assert!(!stderr.contains("panicked"), "{stderr}");
 }
 

@@ -30,6 +30,7 @@ macro_rules! text_enum {
 pub(crate) use text_enum;
 
 pub mod attr;
+pub mod broadcast;
 pub mod builder;
 pub mod dense;
 pub mod error;
@@ -55,7 +56,7 @@ pub use function::{
 };
 pub use location::Location;
 pub use module::Module;
-pub use op::{BinaryOp, OpKind, Opcode, UnaryOp, attr_name};
+pub use op::{BinaryOp, ChloBroadcastOp, ChloUnaryOp, OpKind, Opcode, UnaryOp, attr_name};
 pub use print::{LocationStyle, PrintOptions};
 pub use types::{Dim, ElementType, TensorType, Type};
 pub use verify::{VerifyError, VerifyErrors, verify, verify_function};

@@ -8,6 +8,7 @@
 //! pipeline every case goes through. Run with `--nocapture` to see one line per case.
 
 mod conformance {
+    pub mod chlo;
     pub mod collectives;
     pub mod contraction;
     pub mod control;
@@ -67,6 +68,11 @@ fn dynamic_shape_ops() {
 }
 
 #[test]
+fn chlo_ops() {
+    support::run_all("chlo", chlo::cases());
+}
+
+#[test]
 fn locations_and_attributes() {
     support::run_all("metadata", metadata::cases());
 }
@@ -86,6 +92,7 @@ fn every_op_kind_has_a_case() {
         collectives::cases(),
         dynamic::cases(),
         metadata::cases(),
+        chlo::cases(),
     ];
     let texts: Vec<String> = families
         .iter()

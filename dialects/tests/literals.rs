@@ -147,7 +147,7 @@ fn is_op_name(text: &str) -> bool {
     let Some((dialect, op)) = text.split_once('.') else {
         return false;
     };
-    matches!(dialect, "stablehlo" | "func" | "sdy")
+    matches!(dialect, "stablehlo" | "chlo" | "func" | "sdy")
         && !op.is_empty()
         && op
             .bytes()

@@ -56,18 +56,18 @@ fn cases() -> Vec<Case> {
         case(
             "CHLO op in pretty form",
             in_main(
-                "    %0 = chlo.erf %arg0 : tensor<4xf32> -> tensor<4xf32>\n    return %0 : tensor<4xf32>",
+                "    %0 = chlo.erf_inv %arg0 : tensor<4xf32> -> tensor<4xf32>\n    return %0 : tensor<4xf32>",
             ),
-            "unknown op `chlo.erf`: CHLO ops are not StableHLO; lower them to StableHLO first (e.g. with stablehlo-opt --chlo-legalize-to-stablehlo)",
+            "unsupported CHLO op `chlo.erf_inv`: tpuc reads chlo.acos,",
             3,
             10,
         ),
         case(
             "CHLO op in generic form",
             in_main(
-                "    %0 = \"chlo.top_k\"(%arg0) <{k = 2 : i64}> : (tensor<4xf32>) -> (tensor<2xf32>, tensor<2xi32>)",
+                "    %0 = \"chlo.zeta\"(%arg0, %arg0) : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>",
             ),
-            "unknown op `chlo.top_k`: CHLO ops are not StableHLO",
+            "unsupported CHLO op `chlo.zeta`",
             3,
             10,
         ),
@@ -159,7 +159,7 @@ fn cases() -> Vec<Case> {
         case(
             "op of another dialect",
             in_main("    %0 = arith.constant dense<1.0> : tensor<4xf32>"),
-            "unknown op `arith.constant`: tpuc reads StableHLO, func and sdy ops only",
+            "unknown op `arith.constant`: tpuc reads StableHLO, CHLO, func and sdy ops only",
             3,
             10,
         ),
@@ -307,7 +307,7 @@ fn broken_inputs_give_located_diagnostics() {
 
 #[test]
 fn diagnostics_render_with_the_source_line() {
-    let text = in_main("    %0 = chlo.erf %arg0 : tensor<4xf32> -> tensor<4xf32>");
+    let text = in_main("    %0 = chlo.erf_inv %arg0 : tensor<4xf32> -> tensor<4xf32>");
     let error = parse_module(&text).unwrap_err();
     assert!(error.help.as_deref().is_some_and(|h| h.contains("CHLO")));
     let report = error.with_source("model.mlir", text);
@@ -316,7 +316,7 @@ fn diagnostics_render_with_the_source_line() {
         .render_report(&mut rendered, report.as_ref())
         .unwrap();
     assert!(rendered.contains("model.mlir"), "{rendered}");
-    assert!(rendered.contains("%0 = chlo.erf %arg0"), "{rendered}");
+    assert!(rendered.contains("%0 = chlo.erf_inv %arg0"), "{rendered}");
 }
 
 /// Truncated and corrupted real texts give errors, never panics.

@@ -156,12 +156,7 @@ fn elementwise() -> Function {
             }
             for &op in BinaryOp::ALL {
                 match op {
-                    BinaryOp::And
-                    | BinaryOp::Or
-                    | BinaryOp::Xor
-                    | BinaryOp::ShiftLeft
-                    | BinaryOp::ShiftRightArithmetic
-                    | BinaryOp::ShiftRightLogical => {
+                    op if integers_only(op) => {
                         b.one(OpKind::Binary(op), &[i0, i0], i.clone());
                     }
                     BinaryOp::Complex => {
@@ -734,6 +729,66 @@ fn control() -> Function {
     )
 }
 
+/// Binary ops of integers (and booleans) only.
+fn integers_only(op: BinaryOp) -> bool {
+    matches!(
+        op,
+        BinaryOp::And
+            | BinaryOp::Or
+            | BinaryOp::Xor
+            | BinaryOp::ShiftLeft
+            | BinaryOp::ShiftRightArithmetic
+            | BinaryOp::ShiftRightLogical
+    )
+}
+
+/// Every CHLO op, in the forms JAX prints them.
+fn chlo() -> Function {
+    let x = f32s(&[2, 3]);
+    let row = f32s(&[3]);
+    let i = tensor(&[2, 3], ElementType::I32);
+    let pred = tensor(&[2, 3], ElementType::I1);
+    function(
+        "chlo",
+        &[x.clone(), row.clone(), i.clone(), pred.clone()],
+        std::slice::from_ref(&x),
+        |b, a| {
+            let (x0, row0, i0, p0) = (a[0], a[1], a[2], a[3]);
+            let mut last = x0;
+            for &op in ChloUnaryOp::ALL {
+                let result = if op.is_predicate() {
+                    pred.clone()
+                } else {
+                    x.clone()
+                };
+                let value = b.one(OpKind::ChloUnary(op), &[last], result);
+                if !op.is_predicate() {
+                    last = value;
+                }
+            }
+            for &op in ChloBroadcastOp::ALL {
+                match op.binary() {
+                    binary if integers_only(binary) => {
+                        b.one(OpKind::ChloBroadcast(op, Vec::new()), &[i0, i0], i.clone());
+                    }
+                    BinaryOp::Complex => {
+                        let c = tensor(&[2, 3], ElementType::ComplexF32);
+                        b.one(OpKind::ChloBroadcast(op, vec![1]), &[x0, row0], c);
+                    }
+                    _ => last = b.one(OpKind::ChloBroadcast(op, vec![1]), &[last, row0], x.clone()),
+                }
+            }
+            let selected = b.one(OpKind::ChloBroadcastSelect, &[p0, last, row0], x.clone());
+            b.op(
+                OpKind::ChloTopK { k: 2 },
+                &[selected],
+                &[f32s(&[2, 2]), tensor(&[2, 2], ElementType::I32)],
+            );
+            vec![selected]
+        },
+    )
+}
+
 fn misc() -> Function {
     let x = f32s(&[2, 3]);
     let feature = f32s(&[3]);
@@ -979,6 +1034,7 @@ fn module() -> Module {
         reductions(),
         control(),
         misc(),
+        chlo(),
         helper(),
     ] {
         module.add_function(function).unwrap();

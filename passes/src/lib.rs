@@ -1,6 +1,7 @@
 //! Passes over a StableHLO [`Module`](tpuc_ir::Module): the pass manager ([`Pipeline`]), the
 //! greedy pattern rewriter ([`rewrite`]) and the simplification passes: `canonicalize`
-//! (folds and rewrite patterns), `fold` (constant folding alone), `cse`, `dce` and `prune-args`.
+//! (folds and rewrite patterns), `fold` (constant folding alone), `cse`, `dce` and `prune-args`;
+//! and `chlo-legalize`, which rewrites CHLO ops into StableHLO.
 //!
 //! ```
 //! let pipeline = tpuc_passes::Pipeline::parse("canonicalize,cse,dce").unwrap();
@@ -8,6 +9,7 @@
 //! ```
 
 mod canonicalize;
+mod chlo;
 mod cse;
 mod dce;
 mod error;
@@ -16,8 +18,10 @@ mod pipeline;
 mod prune_args;
 pub mod rewrite;
 
+pub use chlo::has_chlo;
 pub use error::PassError;
 pub use pass::{Pass, PassContext};
 pub use pipeline::{
-    DEFAULT_PIPELINE, PassOptions, PassStat, Pipeline, PipelineReport, RunOptions, op_count,
+    DEFAULT_PIPELINE, MLIR_INPUT_PASSES, PassOptions, PassStat, Pipeline, PipelineReport,
+    RunOptions, op_count,
 };

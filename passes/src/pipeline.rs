@@ -11,9 +11,14 @@ use crate::pass::{Pass, PassContext};
 /// The pipeline `tpuc` runs unless told otherwise.
 pub const DEFAULT_PIPELINE: &str = "canonicalize,cse,canonicalize,cse,dce,prune-args";
 
+/// What `tpuc opt` runs unless told otherwise: StableHLO text from other producers may hold
+/// CHLO, which nothing after the front end reads.
+pub const MLIR_INPUT_PASSES: &str = "chlo-legalize";
+
 /// Every pass by name, in the order `--help` lists them.
 fn registry() -> Vec<Box<dyn Pass>> {
     vec![
+        Box::new(crate::chlo::ChloLegalize),
         Box::new(crate::canonicalize::Canonicalize),
         Box::new(crate::canonicalize::Fold),
         Box::new(crate::cse::Cse),

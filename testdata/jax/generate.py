@@ -99,6 +99,30 @@ def chlo_ops(x):
     return top_values, top_indices, exact_gelu
 
 
+def chlo_math(x, positive):
+    """Every CHLO op JAX emits for elementwise math and top_k, in f32 and in bf16 (whose
+    results are returned as their bits, uint16, so every output is a plain `.npy`)."""
+    half = x * 0.5
+    narrow = x.astype(jnp.bfloat16)
+    return (
+        lax.erf(x),
+        lax.erfc(x),
+        lax.lgamma(x),
+        lax.digamma(x),
+        jnp.sinh(x),
+        jnp.cosh(x),
+        jnp.arcsin(half),
+        jnp.arccos(half),
+        jnp.arctan(x),
+        jnp.arcsinh(x),
+        jnp.arccosh(positive),
+        jnp.arctanh(half),
+        lax.square(x),
+        lax.top_k(x, 4),
+        *(lax.bitcast_convert_type(f(narrow), jnp.uint16) for f in (lax.erf, lax.erfc, lax.lgamma, jnp.cosh)),
+    )
+
+
 def control_flow(x, n, flags):
     def body(i, acc):
         return acc * 0.5 + jnp.sin(acc) + i.astype(jnp.float32)
@@ -166,11 +190,65 @@ def chlo_args(rng):
     return [rng.standard_normal((10,)).astype(np.float32)]
 
 
+# Edge values for the CHLO formulas: infinities, NaN, poles of lgamma/digamma (0 and negative
+# integers), both sides of the branch points (|x| = 1, 2, 4, 8), underflow and overflow ranges.
+CHLO_EDGES = [
+    -np.inf, -100.0, -89.5, -10.0, -8.0, -4.5, -3.0, -2.5, -2.0, -1.5, -1.0, -0.999, -0.5, -0.25,
+    -1e-5, -0.0, 0.0, 1e-5, 0.25, 0.5, 0.75, 0.999, 1.0, 1.001, 1.5, 2.0, 2.5, 3.0, 3.9, 4.0, 4.5,
+    7.9, 8.0, 9.5, 10.0, 20.0, 89.5, 100.0, 1e5, np.inf, np.nan,
+]
+
+
+def chlo_math_args(rng):
+    edges = np.array(CHLO_EDGES, dtype=np.float32)
+    spread = (rng.standard_normal(23) * 3.0).astype(np.float32)
+    x = np.concatenate([edges, spread])
+    positive = np.concatenate([np.array([1.0, 1.0001, 1.5, 1e10, np.inf], np.float32), 1.0 + np.abs(spread)])
+    return [x, positive]
+
+
+# CHLO ops no JAX function prints (JAX broadcasts explicitly and lowers isinf to a compare),
+# written as text and compiled by XLA:CPU for the reference outputs. XLA legalizes only
+# numpy-style (prefix-padded) `broadcast_dimensions`; other mappings have file tests only.
+CHLO_TEXT = {
+    "chlo_broadcast": (
+        """module @chlo_broadcast attributes {mhlo.num_partitions = 1 : i32, mhlo.num_replicas = 1 : i32} {
+  func.func public @main(%arg0: tensor<2x3xf32>, %arg1: tensor<3xf32>, %arg2: tensor<2xf32>, %arg3: tensor<1x3xi32>, %arg4: tensor<2x1xi32>, %arg5: tensor<2x3xi1>, %arg6: tensor<f32>, %arg7: tensor<6xf32>) -> (tensor<2x3xf32>, tensor<2x3xf32>, tensor<2x3xi32>, tensor<2x3xf32>, tensor<2x3xf32>, tensor<2x3xf32>, tensor<6xi1>, tensor<6xi1>, tensor<6xi1>, tensor<6xf32>) {
+    %0 = chlo.broadcast_add %arg0, %arg1 : (tensor<2x3xf32>, tensor<3xf32>) -> tensor<2x3xf32>
+    %1 = chlo.broadcast_multiply %arg0, %arg1 {broadcast_dimensions = array<i64: 1>} : (tensor<2x3xf32>, tensor<3xf32>) -> tensor<2x3xf32>
+    %2 = chlo.broadcast_shift_left %arg3, %arg4 : (tensor<1x3xi32>, tensor<2x1xi32>) -> tensor<2x3xi32>
+    %3 = chlo.broadcast_select %arg5, %arg0, %arg6 : (tensor<2x3xi1>, tensor<2x3xf32>, tensor<f32>) -> tensor<2x3xf32>
+    %4 = chlo.broadcast_subtract %arg6, %arg0 : (tensor<f32>, tensor<2x3xf32>) -> tensor<2x3xf32>
+    %5 = chlo.broadcast_atan2 %arg1, %arg0 : (tensor<3xf32>, tensor<2x3xf32>) -> tensor<2x3xf32>
+    %6 = chlo.is_inf %arg7 : tensor<6xf32> -> tensor<6xi1>
+    %7 = chlo.is_pos_inf %arg7 : tensor<6xf32> -> tensor<6xi1>
+    %8 = chlo.is_neg_inf %arg7 : tensor<6xf32> -> tensor<6xi1>
+    %9 = chlo.tan %arg7 : tensor<6xf32> -> tensor<6xf32>
+    return %0, %1, %2, %3, %4, %5, %6, %7, %8, %9 : tensor<2x3xf32>, tensor<2x3xf32>, tensor<2x3xi32>, tensor<2x3xf32>, tensor<2x3xf32>, tensor<2x3xf32>, tensor<6xi1>, tensor<6xi1>, tensor<6xi1>, tensor<6xf32>
+  }
+}
+""",
+        lambda rng: [
+            rng.standard_normal((2, 3)).astype(np.float32),
+            rng.standard_normal((3,)).astype(np.float32),
+            rng.standard_normal((2,)).astype(np.float32),
+            np.array([[1, -2, 3]], dtype=np.int32),
+            np.array([[1], [4]], dtype=np.int32),
+            np.array([[True, False, True], [False, True, False]]),
+            np.array(0.25, dtype=np.float32),
+            np.array([-np.inf, -1.0, 0.0, 0.5, np.inf, np.nan], dtype=np.float32),
+        ],
+        5,
+    ),
+}
+
+
 FUNCTIONS = [
     ("transformer_block", transformer_block, transformer_args, 0),
     ("cnn_bits", cnn_bits, cnn_args, 1),
     ("control_flow", control_flow, control_flow_args, 2),
     ("chlo_ops", chlo_ops, chlo_args, 3),
+    ("chlo_math", chlo_math, chlo_math_args, 4),
 ]
 
 
@@ -213,18 +291,23 @@ def write_text(path, text):
     path.write_text(text, encoding="utf-8")
 
 
-def check_reparses(path, args, expected):
-    """Compiles the written text on XLA:CPU, runs it and compares with JAX's outputs."""
+def execute_text(text, args):
+    """Compiles MLIR text on XLA:CPU and runs it on `args`."""
     backend = xla_bridge.get_backend("cpu")
     device = backend.local_devices()[0]
     options = compiler.get_compile_options(num_replicas=1, num_partitions=1)
-    executable = backend.compile_and_load(path.read_text(encoding="utf-8"), xc.DeviceList((device,)), options)
-    results = executable.execute([jax.device_put(arg, device) for arg in args])
+    executable = backend.compile_and_load(text, xc.DeviceList((device,)), options)
+    return [np.asarray(out) for out in executable.execute([jax.device_put(arg, device) for arg in args])]
+
+
+def check_reparses(path, args, expected):
+    """Compiles the written text on XLA:CPU, runs it and compares with JAX's outputs."""
+    results = execute_text(path.read_text(encoding="utf-8"), args)
     if len(results) != len(expected):
         sys.exit(f"{path.name}: {len(results)} outputs, expected {len(expected)}")
     for i, (got, want) in enumerate(zip(results, expected)):
         got = np.asarray(got)
-        if got.dtype != want.dtype or got.shape != want.shape or not np.array_equal(got, want):
+        if got.dtype != want.dtype or got.shape != want.shape or not np.array_equal(got, want, equal_nan=True):
             sys.exit(f"{path.name}: output {i} differs from JAX's")
 
 
@@ -251,14 +334,27 @@ def generate(name, function, make_args, seed):
     args = make_args(np.random.default_rng(seed))
     lowered = jax.jit(function).lower(*args)
     module = lowered.compiler_ir("stablehlo")
-
     pretty = lowered.as_text(debug_info=True)
-    generic = module.operation.get_asm(enable_debug_info=True, print_generic_op_form=True)
+    outputs = jax.tree_util.tree_leaves(lowered.compile()(*args))
+    return write_entry(name, seed, module, pretty, args, [np.asarray(out) for out in outputs])
+
+
+def generate_text(name, text, make_args, seed):
+    """A module written as text rather than lowered; XLA:CPU computes its outputs. Its
+    locations would only name lines of the text, so neither form has any."""
+    args = make_args(np.random.default_rng(seed))
+    with mlir.make_ir_context():
+        module = ir.Module.parse(text)
+        pretty = module.operation.get_asm(enable_debug_info=False)
+        outputs = execute_text(text, args)
+        entry = write_entry(name, seed, module, pretty, args, outputs, debug_info=False)
+    return {**entry, "source": "text in generate.py, outputs from XLA:CPU"}
+
+
+def write_entry(name, seed, module, pretty, args, outputs, debug_info=True):
+    generic = module.operation.get_asm(enable_debug_info=debug_info, print_generic_op_form=True)
     write_text(HERE / f"{name}.pretty.mlir", pretty)
     write_text(HERE / f"{name}.generic.mlir", generic)
-
-    outputs = jax.tree_util.tree_leaves(lowered.compile()(*args))
-    outputs = [np.asarray(out) for out in outputs]
     for form in ("pretty", "generic"):
         check_reparses(HERE / f"{name}.{form}.mlir", args, outputs)
     files = {"pretty": f"{name}.pretty.mlir", "generic": f"{name}.generic.mlir", "inputs": [], "outputs": []}
@@ -274,6 +370,7 @@ def generate(name, function, make_args, seed):
 def main():
     jax.config.update("jax_platforms", "cpu")
     entries = [generate(*spec) for spec in FUNCTIONS]
+    entries += [generate_text(name, text, make_args, seed) for name, (text, make_args, seed) in CHLO_TEXT.items()]
     manifest = {
         "generator": "testdata/jax/generate.py",
         "jax": jax.__version__,

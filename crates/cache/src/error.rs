@@ -72,11 +72,11 @@ pub enum CacheError {
     KeyPermissions { path: PathBuf, mode: u32 },
 
     /// A size such as `20G` could not be parsed.
-    #[error("`{0}` is not a size")]
-    #[diagnostic(
-        code(tpuc::cache::size),
-        help("write a byte count with an optional K, M, G or T suffix, e.g. 20G")
+    #[error(
+        "`{0}` is not a size: write bytes, or a number with K, M, G or T (powers of 1024), \
+         optionally followed by B or iB: 20G, 20GB, 20GiB, 512M, 1.5T"
     )]
+    #[diagnostic(code(tpuc::cache::size))]
     BadSize(String),
 }
 

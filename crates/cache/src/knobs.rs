@@ -108,6 +108,11 @@ pub const REGISTRY: &[Knob] = &[
         "it only changes how errors print",
     ),
     ignored(
+        "TF_CPP_MIN_LOG_LEVEL",
+        "the plugins' minimum log level (tpuc sets 3, fatal only, unless TPUC_PLUGIN_LOGS=1)",
+        "it only changes what the plugins log",
+    ),
+    ignored(
         "TPUC_CACHE_DIR",
         "the cache directory (else $XDG_CACHE_HOME/tpuc)",
         CACHE_ONLY,
@@ -126,6 +131,11 @@ pub const REGISTRY: &[Knob] = &[
         "TPUC_PLUGIN_DIR",
         "directory of the installed plugins",
         PLUGIN_DIGEST,
+    ),
+    ignored(
+        "TPUC_PLUGIN_LOGS",
+        "`1`: let the plugins log to stderr (tpuc keeps them quiet)",
+        "it only changes what the plugins log",
     ),
     ignored(
         "TPUC_REMOTE",

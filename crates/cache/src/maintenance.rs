@@ -346,29 +346,34 @@ impl Cache {
     }
 }
 
-/// Parses `20G`, `512M`, `1.5G`, `1000` (bytes; K/M/G/T are powers of 1024).
+/// Parses `20G`, `20GB`, `20GiB`, `512M`, `1.5G`, `1000` (bytes): K, M, G and T, with or
+/// without `B` or `iB` after them, are powers of 1024; the unit is case-insensitive.
 pub fn parse_size(text: &str) -> Result<u64> {
+    let bad = || CacheError::BadSize(text.to_owned());
     let trimmed = text.trim();
-    let (number, scale) = match trimmed.char_indices().last() {
-        Some((at, unit)) if unit.is_ascii_alphabetic() => {
-            let scale: u64 = match unit.to_ascii_uppercase() {
-                'K' => 1 << 10,
-                'M' => 1 << 20,
-                'G' => 1 << 30,
-                'T' => 1 << 40,
-                'B' => 1,
-                _ => return Err(CacheError::BadSize(text.to_owned())),
-            };
-            (&trimmed[..at], scale)
-        }
-        _ => (trimmed, 1),
+    let split = trimmed
+        .find(|c: char| c.is_ascii_alphabetic())
+        .unwrap_or(trimmed.len());
+    let (number, unit) = trimmed.split_at(split);
+    let unit = unit.to_ascii_uppercase();
+    let prefix = unit
+        .strip_suffix("IB")
+        .or_else(|| unit.strip_suffix('B'))
+        .unwrap_or(&unit);
+    let scale: u64 = match prefix {
+        "" => 1,
+        "K" => 1 << 10,
+        "M" => 1 << 20,
+        "G" => 1 << 30,
+        "T" => 1 << 40,
+        _ => return Err(bad()),
     };
-    let value: f64 = number
-        .trim()
-        .parse()
-        .map_err(|_| CacheError::BadSize(text.to_owned()))?;
+    if unit.ends_with("IB") && prefix.is_empty() {
+        return Err(bad());
+    }
+    let value: f64 = number.trim().parse().map_err(|_| bad())?;
     if !value.is_finite() || value < 0.0 {
-        return Err(CacheError::BadSize(text.to_owned()));
+        return Err(bad());
     }
     Ok((value * scale as f64) as u64)
 }

@@ -209,4 +209,12 @@ fn sizes_parse() {
     assert_eq!(tpuc_cache::parse_size("1.5k").unwrap(), 1536);
     assert_eq!(tpuc_cache::parse_size("100").unwrap(), 100);
     assert!(tpuc_cache::parse_size("20Q").is_err() && tpuc_cache::parse_size("-1G").is_err());
+    for form in ["20G", "20GB", "20GiB", "20g", "20gib", " 20 GB "] {
+        assert_eq!(tpuc_cache::parse_size(form).unwrap(), 20 << 30, "{form}");
+    }
+    assert_eq!(tpuc_cache::parse_size("512MB").unwrap(), 512 << 20);
+    assert_eq!(tpuc_cache::parse_size("100B").unwrap(), 100);
+    for bad in ["20iB", "20GBB", "20 G B", "G", ""] {
+        assert!(tpuc_cache::parse_size(bad).is_err(), "{bad}");
+    }
 }

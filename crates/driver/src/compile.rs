@@ -48,37 +48,79 @@ impl FromStr for Target {
 
     /// `tpu:<topology>`, `cpu` or `cpu:<devices>`.
     fn from_str(text: &str) -> Result<Target, String> {
-        let families: Vec<&str> = TPU_TOPOLOGIES.iter().map(|(family, _)| *family).collect();
-        let help = format!(
-            "targets are tpu:<topology> (generations {}, e.g. tpu:v5e:2x2), cpu or cpu:<devices>",
-            families.join(", ")
-        );
-        match text.split_once(':') {
-            None if text == "cpu" => Ok(Target::Cpu { devices: 1 }),
-            Some(("cpu", count)) => match count.parse() {
-                Ok(devices) if devices > 0 => Ok(Target::Cpu { devices }),
-                _ => Err(format!("`{count}` is not a device count; {help}")),
-            },
-            Some(("tpu", topology)) => {
-                let family = topology.split(':').next().unwrap_or_default();
-                let shape = topology.split_once(':').map(|(_, shape)| shape);
-                let shape_ok = shape.is_some_and(|shape| {
-                    !shape.is_empty()
-                        && shape
-                            .split('x')
-                            .all(|n| n.parse::<u32>().is_ok_and(|n| n > 0))
-                });
-                if families.contains(&family) && shape_ok {
-                    Ok(Target::Tpu {
-                        topology: topology.to_owned(),
-                    })
-                } else {
-                    Err(format!("`{topology}` is not a TPU topology; {help}"))
-                }
-            }
-            _ => Err(format!("unknown target `{text}`; {help}")),
-        }
+        parse_target(text).map_err(|error| {
+            let examples: Vec<String> = TPU_TOPOLOGIES
+                .iter()
+                .map(|(_, topology)| format!("tpu:{topology}"))
+                .collect();
+            let suggestion = suggest_target(text)
+                .map(|target| format!(" (did you mean `{target}`?)"))
+                .unwrap_or_default();
+            format!(
+                "{error}{suggestion}; targets are tpu:<topology>, cpu or cpu:<devices>, with \
+                 topologies such as {} (`tpuc targets` lists what libtpu accepts)",
+                examples.join(", ")
+            )
+        })
     }
+}
+
+fn parse_target(text: &str) -> Result<Target, String> {
+    let families: Vec<&str> = TPU_TOPOLOGIES.iter().map(|(family, _)| *family).collect();
+    match text.split_once(':') {
+        None if text == "cpu" => Ok(Target::Cpu { devices: 1 }),
+        None if text == "tpu" => Err("`tpu` needs a topology".to_owned()),
+        Some(("cpu", count)) => match count.parse() {
+            Ok(devices) if devices > 0 => Ok(Target::Cpu { devices }),
+            _ => Err(format!("`{count}` is not a device count")),
+        },
+        Some(("tpu", topology)) => {
+            let family = topology.split(':').next().unwrap_or_default();
+            let shape = topology.split_once(':').map(|(_, shape)| shape);
+            let shape_ok = shape.is_some_and(|shape| {
+                !shape.is_empty()
+                    && shape
+                        .split('x')
+                        .all(|n| n.parse::<u32>().is_ok_and(|n| n > 0))
+            });
+            if families.contains(&family) && shape_ok {
+                Ok(Target::Tpu {
+                    topology: topology.to_owned(),
+                })
+            } else {
+                Err(format!(
+                    "`{topology}` is not a TPU topology (generations {})",
+                    families.join(", ")
+                ))
+            }
+        }
+        _ => Err(format!("unknown target `{text}`")),
+    }
+}
+
+/// A valid target close to `text`: a generation's example topology for a bare `tpu` or
+/// `tpu:<generation>`, `-` read as `:` (`tpu:v5e-2x2`), a missing `tpu:` prefix.
+fn suggest_target(text: &str) -> Option<String> {
+    let generation = text.strip_prefix("tpu:").unwrap_or(text);
+    if text == "tpu" {
+        return TPU_TOPOLOGIES
+            .iter()
+            .find(|(family, _)| *family == "v5e")
+            .map(|(_, topology)| format!("tpu:{topology}"));
+    }
+    if let Some((_, topology)) = TPU_TOPOLOGIES
+        .iter()
+        .find(|(family, _)| *family == generation)
+    {
+        return Some(format!("tpu:{topology}"));
+    }
+    [
+        text.replace('-', ":"),
+        format!("tpu:{text}"),
+        format!("tpu:{}", text.replace('-', ":")),
+    ]
+    .into_iter()
+    .find(|candidate| candidate != text && parse_target(candidate).is_ok())
 }
 
 impl fmt::Display for Target {
@@ -246,8 +288,8 @@ fn frontend(
     cache: &Cache,
     warnings: &mut Vec<String>,
 ) -> Result<Frontend> {
-    let archive = Archive::open(model)?;
-    let key = frontend_parts(&archive, options)?.key();
+    let source = FrontendSource::open(model)?;
+    let key = source.parts(options)?.key();
     let cached = cache.frontend(&key).unwrap_or_else(|error| {
         warnings.push(format!("{error}; lowering the program again"));
         None
@@ -256,7 +298,7 @@ fn frontend(
     let (module_sha256, module, passes) = match cached {
         Some((digest, record)) => (digest, record, None),
         None => {
-            let lowered = tpuc_lower::lower(&archive, options)?;
+            let lowered = source.lower(model, options)?;
             let record = module_record(&lowered);
             let digest = sha256(record.text.as_bytes());
             if let Err(error) = cache.insert_module(&key, &record) {
@@ -274,9 +316,94 @@ fn frontend(
     })
 }
 
+/// What a program is read from: a `.pt2` archive, or StableHLO text (`.mlir`).
+enum FrontendSource {
+    Archive(Box<Archive>),
+    Mlir(String),
+}
+
+impl FrontendSource {
+    fn open(model: &Path) -> Result<Self> {
+        Ok(if crate::mlir::is_mlir(model) {
+            Self::Mlir(crate::mlir::read_text(model)?)
+        } else {
+            Self::Archive(Box::new(Archive::open(model)?))
+        })
+    }
+
+    fn parts(&self, options: &LowerOptions) -> Result<FrontendParts> {
+        match self {
+            Self::Archive(archive) => frontend_parts(archive, options),
+            Self::Mlir(text) => Ok(crate::mlir::frontend_parts(text, options)),
+        }
+    }
+
+    fn lower(&self, model: &Path, options: &LowerOptions) -> Result<tpuc_lower::Lowered> {
+        match self {
+            Self::Archive(archive) => Ok(tpuc_lower::lower(archive, options)?),
+            Self::Mlir(text) => crate::mlir::lower_text(model, text, options),
+        }
+    }
+}
+
+/// What `tpuc key` prints: a program's front-end key, its module's digest and, per target, the
+/// compile key and whether the local cache or the shared tier holds that executable.
+#[derive(Debug)]
+pub struct Keys {
+    pub frontend_key: Key,
+    pub module_sha256: Digest,
+    pub targets: Vec<TargetKey>,
+}
+
+/// One target's compile key.
+#[derive(Debug)]
+pub struct TargetKey {
+    pub target: Target,
+    pub key: Key,
+    pub cached: bool,
+}
+
+/// The keys of `model`, lowered with `options`, for each target, without compiling. The program
+/// is lowered (and its module stored) if the local cache does not know it yet.
+pub fn keys(
+    model: &Path,
+    targets: &[Target],
+    options: &LowerOptions,
+    plugins: &PluginPaths,
+    caches: &CacheTiers,
+    warnings: &mut Vec<String>,
+) -> Result<Keys> {
+    let cache = &caches.local;
+    let frontend = frontend(model, options, cache, warnings)?;
+    let (env, _) = knobs::current();
+    let mut keys = Vec::with_capacity(targets.len());
+    for target in targets {
+        let plugin = plugins.locate(target.plugin_kind())?;
+        let identity = plugin_identity(&plugin, target, cache, warnings)?;
+        let parts = key_parts(
+            frontend.module_sha256,
+            &CompileOptions::new(),
+            &identity,
+            target,
+            &env,
+        );
+        let key = parts.key();
+        let cached = caches.contains(&key, warnings);
+        keys.push(TargetKey {
+            target: target.clone(),
+            key,
+            cached,
+        });
+    }
+    Ok(Keys {
+        frontend_key: frontend.key,
+        module_sha256: frontend.module_sha256,
+        targets: keys,
+    })
+}
+
 /// Whether `model`, lowered with `options`, has an executable for `target` in the local cache
-/// or the shared tier, without compiling: its compile key and the answer. The program is
-/// lowered (and its module stored) if the local cache does not know it yet.
+/// or the shared tier, without compiling: its compile key and the answer.
 pub fn cached_key(
     model: &Path,
     target: &Target,
@@ -285,21 +412,17 @@ pub fn cached_key(
     caches: &CacheTiers,
     warnings: &mut Vec<String>,
 ) -> Result<(Key, bool)> {
-    let cache = &caches.local;
-    let frontend = frontend(model, options, cache, warnings)?;
-    let (env, _) = knobs::current();
-    let plugin = plugins.locate(target.plugin_kind())?;
-    let identity = plugin_identity(&plugin, target, cache, warnings)?;
-    let parts = key_parts(
-        frontend.module_sha256,
-        &CompileOptions::new(),
-        &identity,
-        target,
-        &env,
-    );
-    let key = parts.key();
-    let present = caches.contains(&key, warnings);
-    Ok((key, present))
+    let keys = keys(
+        model,
+        std::slice::from_ref(target),
+        options,
+        plugins,
+        caches,
+        warnings,
+    )?;
+    let [target] = <[TargetKey; 1]>::try_from(keys.targets)
+        .map_err(|_| DriverError::Unsupported("one key per target was expected".to_owned()))?;
+    Ok((target.key, target.cached))
 }
 
 /// The compile key's parts for a module, target and environment.
@@ -385,7 +508,7 @@ pub fn run_cached(
 ) -> Result<CachedRun> {
     let mut warnings = Vec::new();
     let cache = &caches.local;
-    let module = module_record(&prepared.lowered.program);
+    let module = module_record(&prepared.program);
     let placement = prepared.placement()?;
     let target = Target::Cpu {
         devices: placement.device_count(),
@@ -821,7 +944,28 @@ mod tests {
         ] {
             let error = bad.parse::<Target>().unwrap_err();
             assert!(error.contains("tpu:v5e:2x2"), "{bad}: {error}");
+            assert!(error.contains("tpu:v4:2x2x1"), "{bad}: {error}");
         }
+    }
+
+    #[test]
+    fn near_misses_get_a_suggestion() {
+        for (bad, meant) in [
+            ("tpu", "tpu:v5e:2x2"),
+            ("tpu:v5e-2x2", "tpu:v5e:2x2"),
+            ("v5e:2x2", "tpu:v5e:2x2"),
+            ("v5e-4x4", "tpu:v5e:4x4"),
+            ("tpu:v5e", "tpu:v5e:2x2"),
+            ("tpu:v4", "tpu:v4:2x2x1"),
+        ] {
+            let error = bad.parse::<Target>().unwrap_err();
+            assert!(
+                error.contains(&format!("did you mean `{meant}`?")),
+                "{bad}: {error}"
+            );
+        }
+        let error = "gpu".parse::<Target>().unwrap_err();
+        assert!(!error.contains("did you mean"), "{error}");
     }
 
     #[test]

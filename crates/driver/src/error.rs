@@ -18,6 +18,15 @@ pub enum DriverError {
     #[diagnostic(transparent)]
     Npy(#[from] tpuc_npy::NpyError),
 
+    #[error(transparent)]
+    #[diagnostic(transparent)]
+    MlirParse(Box<MlirParseError>),
+
+    /// A `.mlir` module that does not verify (every problem, each under its op's line).
+    #[error(transparent)]
+    #[diagnostic(transparent)]
+    Module(Box<tpuc_ir::IrError>),
+
     /// A PJRT call failed; `stage` says what the driver was doing.
     #[error("{stage} failed: {source}")]
     #[diagnostic(code(tpuc::plugin))]
@@ -76,6 +85,21 @@ pub enum DriverError {
         #[source]
         source: std::io::Error,
     },
+}
+
+/// A `.mlir` file that does not parse, shown under its line.
+#[derive(Debug, thiserror::Error, miette::Diagnostic)]
+#[error("{path}:{}:{}: {}", error.line, error.column, error.message)]
+#[diagnostic(code(tpuc::mlir_parse))]
+pub struct MlirParseError {
+    pub path: String,
+    pub error: tpuc_ir::parse::ParseError,
+    #[source_code]
+    pub text: miette::NamedSource<String>,
+    #[label("here")]
+    pub span: miette::SourceSpan,
+    #[help]
+    pub help: Option<String>,
 }
 
 /// An input array whose dtype or shape does not fit the program's input.

@@ -16,7 +16,9 @@ mod emit;
 mod error;
 mod files;
 pub mod fx;
+mod jax_envelope;
 mod lower;
+pub mod mlir;
 pub mod prewarm;
 mod run;
 mod runtime;
@@ -26,12 +28,13 @@ mod tiers;
 
 pub use compare::{Comparison, Tolerance, compare};
 pub use compile::{
-    CachedRun, CompileReport, Compiled, PluginPaths, Target, compile, compile_module_report,
-    run_cached,
+    CachedRun, CompileReport, Compiled, Keys, PluginPaths, Target, TargetKey, compile,
+    compile_module_report, keys, run_cached,
 };
 pub use emit::{Emit, fx_graph};
-pub use error::{DriverError, InputMismatch, Result};
+pub use error::{DriverError, InputMismatch, MlirParseError, Result};
 pub use files::{write_all_atomically, write_atomically};
+pub use jax_envelope::jax_envelope;
 pub use lower::{Lowered, emit, lower};
 pub use run::{Input, Prepared, RunOutput, output_path, prepare, run};
 pub use runtime::{Executable, Runtime};

@@ -8,7 +8,6 @@ use tpuc_npy::Array;
 use tpuc_pt2::{Archive, DType, Dim};
 
 use crate::error::{DriverError, InputMismatch, Result};
-use crate::lower::Lowered;
 use crate::runtime::{Executable, Runtime};
 use crate::shard_io::Placement;
 use crate::tensor::{self, HostTensor, npy_dtype_for_input};
@@ -45,7 +44,9 @@ pub struct RunOutput {
 /// to execute.
 #[derive(Debug)]
 pub struct Prepared {
-    pub lowered: Lowered,
+    pub program: tpuc_lower::Lowered,
+    /// The archive the weights come from (none for a `.mlir` program).
+    archive: Option<Archive>,
     /// The user inputs by position, in the dtype of their argument.
     inputs: BTreeMap<usize, HostTensor<'static>>,
 }
@@ -55,13 +56,21 @@ pub struct Prepared {
 /// bad inputs are reported before anything is loaded. A program with collectives is one
 /// rank's program: each input holds every rank's value, stacked on a leading dimension.
 pub fn prepare(model: &Path, inputs: &[Input], options: &LowerOptions) -> Result<Prepared> {
-    let archive = Archive::open(model)?;
-    let ranks = tpuc_lower::world_size(&archive, options)?.map(|world| world as usize);
-    let mut options = options.clone();
-    for (index, shape) in check_inputs_against_signature(&archive, inputs, ranks)? {
-        options.input_shapes.entry(index).or_insert(shape);
-    }
-    let program = tpuc_lower::lower(&archive, &options)?;
+    let (archive, program, ranks) = if crate::mlir::is_mlir(model) {
+        let text = crate::mlir::read_text(model)?;
+        let program = crate::mlir::lower_text(model, &text, options)?;
+        check_input_count(model, &program, inputs)?;
+        (None, program, None)
+    } else {
+        let archive = Archive::open(model)?;
+        let ranks = tpuc_lower::world_size(&archive, options)?.map(|world| world as usize);
+        let mut options = options.clone();
+        for (index, shape) in check_inputs_against_signature(&archive, inputs, ranks)? {
+            options.input_shapes.entry(index).or_insert(shape);
+        }
+        let program = tpuc_lower::lower(&archive, &options)?;
+        (Some(archive), program, ranks)
+    };
     let mut converted = BTreeMap::new();
     for binding in &program.arguments {
         if let ArgumentSource::UserInput { index, name } = &binding.source {
@@ -83,8 +92,25 @@ pub fn prepare(model: &Path, inputs: &[Input], options: &LowerOptions) -> Result
         }
     }
     Ok(Prepared {
-        lowered: Lowered { archive, program },
+        program,
+        archive,
         inputs: converted,
+    })
+}
+
+/// A `.mlir` program takes one array per argument of `main`.
+fn check_input_count(model: &Path, program: &tpuc_lower::Lowered, inputs: &[Input]) -> Result<()> {
+    if program.arguments.len() == inputs.len() {
+        return Ok(());
+    }
+    let names: Vec<String> = (0..program.arguments.len())
+        .map(|i| format!("arg{i}"))
+        .collect();
+    Err(DriverError::InputCount {
+        model: model.display().to_string(),
+        expected: program.arguments.len(),
+        names: names.join(", "),
+        given: inputs.len(),
     })
 }
 
@@ -102,7 +128,7 @@ impl Prepared {
     /// Compiles the module on `runtime`, feeds the weights straight from the archive and the
     /// inputs, and executes it once.
     pub fn execute(&self, runtime: &Runtime) -> Result<RunOutput> {
-        let executable = runtime.compile_module(&self.lowered.program.module)?;
+        let executable = runtime.compile_module(&self.program.module)?;
         self.execute_with(&executable)
     }
 
@@ -111,12 +137,12 @@ impl Prepared {
     pub fn execute_with(&self, executable: &Executable) -> Result<RunOutput> {
         let placement = self.placement()?;
         let results = executable.execute_placed(&placement, self.arguments())?;
-        split_results(&self.lowered, results)
+        split_results(&self.program, results)
     }
 
     /// Where the module's arguments and results live on its devices.
     pub fn placement(&self) -> Result<Placement> {
-        let program = &self.lowered.program;
+        let program = &self.program;
         let user_inputs = program
             .arguments
             .iter()
@@ -130,19 +156,22 @@ impl Prepared {
     /// weight's bytes borrowed from the mapped archive (strided views materialised), and the
     /// inputs.
     fn arguments(&self) -> impl Iterator<Item = Result<HostTensor<'_>>> {
-        let archive = &self.lowered.archive;
-        self.lowered
-            .program
+        self.program
             .arguments
             .iter()
             .map(|binding| match &binding.source {
                 ArgumentSource::Parameter { fqn }
                 | ArgumentSource::Buffer { fqn, .. }
-                | ArgumentSource::Constant { fqn } => Ok(HostTensor {
-                    dtype: binding.dtype,
-                    shape: binding.shape.clone(),
-                    bytes: archive.tensor(fqn)?.to_contiguous_bytes()?,
-                }),
+                | ArgumentSource::Constant { fqn } => {
+                    let archive = self.archive.as_ref().ok_or_else(|| {
+                        DriverError::Unsupported(format!("no archive holds the weight `{fqn}`"))
+                    })?;
+                    Ok(HostTensor {
+                        dtype: binding.dtype,
+                        shape: binding.shape.clone(),
+                        bytes: archive.tensor(fqn)?.to_contiguous_bytes()?,
+                    })
+                }
                 ArgumentSource::UserInput { index, .. } => Ok(self.inputs[index].borrowed()),
             })
     }
@@ -272,8 +301,11 @@ fn check_input(
 }
 
 /// Sorts the results into user outputs (in output order) and mutations.
-fn split_results(lowered: &Lowered, results: Vec<HostTensor<'static>>) -> Result<RunOutput> {
-    let bindings = &lowered.program.results;
+fn split_results(
+    program: &tpuc_lower::Lowered,
+    results: Vec<HostTensor<'static>>,
+) -> Result<RunOutput> {
+    let bindings = &program.results;
     if results.len() != bindings.len() {
         return Err(DriverError::ResultCount {
             expected: bindings.len(),
@@ -292,7 +324,7 @@ fn split_results(lowered: &Lowered, results: Vec<HostTensor<'static>>) -> Result
     Ok(RunOutput {
         outputs: outputs.into_iter().map(|(_, result)| result).collect(),
         mutations,
-        dims: lowered.program.dims.clone(),
+        dims: program.dims.clone(),
     })
 }
 

@@ -48,7 +48,7 @@ fn annotate(
     shard: impl Fn(&ArgumentSource, usize) -> Vec<&'static [&'static str]>,
     result: impl Fn(usize) -> Vec<&'static [&'static str]>,
 ) {
-    let program = &mut prepared.lowered.program;
+    let program = &mut prepared.program;
     let module: &mut Module = &mut program.module;
     module.meshes = vec![Mesh {
         name: "mesh".to_owned(),
@@ -88,9 +88,7 @@ fn fqn(source: &ArgumentSource) -> &str {
 
 fn assert_matches_eager(name: &str, prepared: &Prepared, devices: usize) {
     let runtime = Runtime::cpu_devices(None, devices).unwrap();
-    let executable = runtime
-        .compile_module(&prepared.lowered.program.module)
-        .unwrap();
+    let executable = runtime.compile_module(&prepared.program.module).unwrap();
     let run = prepared.execute_with(&executable).unwrap();
     let want = Array::read(models().join(format!("{name}.out0.npy"))).unwrap();
     let got = run.outputs[0].to_npy().unwrap();
@@ -175,7 +173,7 @@ fn an_executable_for_fewer_devices_than_the_mesh_is_refused() {
         replicated,
     );
     let runtime = Runtime::cpu(None).unwrap();
-    let mut one_device = prepared.lowered.program.module.clone();
+    let mut one_device = prepared.program.module.clone();
     one_device.meshes.clear();
     one_device.num_partitions = None;
     for attrs in &mut one_device.function_mut("main").unwrap().arg_attrs {

@@ -36,3 +36,8 @@ pub struct ResultBinding {
     pub dtype: DType,
     pub shape: Vec<i64>,
 }
+
+/// The argument attribute of `main` that names what the argument binds: a parameter's, buffer's
+/// or constant's FQN, or a user input's name (`{jax.arg_info = "fc1.weight"}`), the attribute
+/// JAX gives the arguments of the modules it lowers.
+pub const ARG_INFO: &str = "jax.arg_info";

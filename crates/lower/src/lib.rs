@@ -36,7 +36,7 @@ mod world;
 
 use std::collections::BTreeMap;
 
-pub use bindings::{ArgumentBinding, ArgumentSource, ResultBinding, ResultSource};
+pub use bindings::{ARG_INFO, ArgumentBinding, ArgumentSource, ResultBinding, ResultSource};
 pub use docs::ops_markdown;
 pub use error::LowerError;
 pub use lowering::INLINE_WEIGHTS_LIMIT;
@@ -73,6 +73,11 @@ pub struct Lowered {
     pub dims: BTreeMap<String, i64>,
     /// What the passes did: timing, op counts, IR dumps, removed arguments.
     pub passes: tpuc_passes::PipelineReport,
+}
+
+/// The torch dtype of a StableHLO element type, if torch has one.
+pub fn torch_dtype(element: tpuc_ir::ElementType) -> Option<tpuc_pt2::DType> {
+    dtype::dtype_of(element).ok()
 }
 
 /// Lowers the archive's program to a StableHLO module with a public `main`.

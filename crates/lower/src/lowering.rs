@@ -489,7 +489,7 @@ pub(crate) fn lower(archive: &Archive, options: &LowerOptions) -> Result<Lowered
                         continue;
                     };
                     let (dtype, shape) = tensor_type_of(&symbols, graph, name)?;
-                    let value = b.arg(ir_type(dtype, &shape)?);
+                    let value = b.arg_with_attrs(ir_type(dtype, &shape)?, arg_info(name));
                     inputs[i] = Val::Tensor(value);
                     arguments.push(ArgumentBinding {
                         source: ArgumentSource::UserInput {
@@ -547,7 +547,7 @@ pub(crate) fn lower(archive: &Archive, options: &LowerOptions) -> Result<Lowered
                     dtype,
                     shape,
                 });
-                let value = b.arg(ty);
+                let value = b.arg_with_attrs(ty, arg_info(&fqn));
                 if let Some(tied) = tied {
                     weight_args.insert(tied, value);
                 }
@@ -680,4 +680,14 @@ pub(crate) fn lower(archive: &Archive, options: &LowerOptions) -> Result<Lowered
         dims: symbols.values().clone(),
         passes,
     })
+}
+
+/// `main`'s argument attribute naming what it binds (a parameter's or buffer's FQN, a user
+/// input's name), as JAX names the arguments of the modules it lowers, so that the printed IR
+/// and any consumer can bind weights without the manifest.
+fn arg_info(name: &str) -> tpuc_ir::NamedAttrs {
+    tpuc_ir::NamedAttrs::new().with(
+        crate::bindings::ARG_INFO,
+        tpuc_ir::Attribute::String(name.to_owned()),
+    )
 }

@@ -62,6 +62,26 @@ fn check_tight(name: &str, text: &str) {
     }
 }
 
+/// Each argument of `main` names what it binds (`jax.arg_info`): the weight's FQN or the user
+/// input's name, as the argument bindings say.
+fn check_arg_names(lowered: &Lowered) {
+    let main = lowered.module.function("main").unwrap();
+    assert_eq!(main.arg_attrs.len(), lowered.arguments.len());
+    for (attrs, binding) in main.arg_attrs.iter().zip(&lowered.arguments) {
+        let expected = match &binding.source {
+            tpuc_lower::ArgumentSource::Parameter { fqn }
+            | tpuc_lower::ArgumentSource::Buffer { fqn, .. }
+            | tpuc_lower::ArgumentSource::Constant { fqn } => fqn,
+            tpuc_lower::ArgumentSource::UserInput { name, .. } => name,
+        };
+        assert_eq!(
+            attrs.get(tpuc_lower::ARG_INFO),
+            Some(&tpuc_ir::Attribute::String(expected.clone())),
+            "{binding:?}"
+        );
+    }
+}
+
 macro_rules! fixtures {
     ($($test:ident => $file:literal),+ $(,)?) => {
         $(
@@ -70,6 +90,7 @@ macro_rules! fixtures {
                 let lowered = lower_fixture($file);
                 let text = render(&lowered);
                 check_tight($file, &text);
+                check_arg_names(&lowered);
                 insta::assert_snapshot!(stringify!($test), text);
             }
         )+

@@ -45,6 +45,7 @@ mod ffi;
 mod locate;
 mod options;
 mod plugin;
+mod quiet;
 mod report;
 mod topology;
 

@@ -70,7 +70,10 @@ impl Plugin {
             }
             None => {}
         }
-        match Self::open(canonical.clone()) {
+        crate::quiet::quiet_env();
+        let (opened, log) = crate::quiet::capturing_stderr(|| Self::open(canonical.clone()));
+        let opened = opened.map_err(|error| with_log(error, &log));
+        match opened {
             Ok(plugin) => {
                 let plugin: &'static Plugin = Box::leak(Box::new(plugin));
                 loaded.insert(canonical, Ok(plugin));
@@ -181,6 +184,18 @@ impl Plugin {
 
     pub(crate) fn api(&self) -> &Api {
         &self.api
+    }
+}
+
+/// A load failure with what the plugin wrote to stderr meanwhile.
+fn with_log(error: Error, log: &str) -> Error {
+    let log = log.trim();
+    match error {
+        Error::BadPlugin { path, reason } if !log.is_empty() => Error::BadPlugin {
+            path,
+            reason: format!("{reason}\nthe plugin logged:\n{log}"),
+        },
+        other => other,
     }
 }
 

@@ -111,7 +111,13 @@ impl Archive {
             source,
         };
         let file = File::open(path).map_err(io)?;
-        let len = file.metadata().map_err(io)?.len();
+        let metadata = file.metadata().map_err(io)?;
+        if metadata.is_dir() {
+            return Err(Pt2Error::Directory {
+                archive: path.to_owned(),
+            });
+        }
+        let len = metadata.len();
         let bytes = if len == 0 {
             Bytes::Owned(Vec::new())
         } else {

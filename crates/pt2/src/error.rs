@@ -19,6 +19,13 @@ pub enum Pt2Error {
         source: std::io::Error,
     },
 
+    #[error("`{archive}` is a directory, not a .pt2 archive")]
+    #[diagnostic(
+        code(tpuc::pt2::directory),
+        help("pass the .pt2 file `torch.export.save` wrote, not the directory holding it")
+    )]
+    Directory { archive: PathBuf },
+
     // ---- zip container ----
     #[error("`{archive}` is not a zip archive: {reason}")]
     #[diagnostic(

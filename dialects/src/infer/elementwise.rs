@@ -73,7 +73,7 @@ fn binary_accepts(op: BinaryOp, element: ElementType) -> bool {
 }
 
 /// The two operands of a binary op or a comparison, which share an element type.
-fn same_element_pair(operands: &[Type]) -> InferResult<(&TensorType, &TensorType)> {
+pub(super) fn same_element_pair(operands: &[Type]) -> InferResult<(&TensorType, &TensorType)> {
     count(operands, 2)?;
     let lhs = tensor(&operands[0], "lhs")?;
     let rhs = tensor(&operands[1], "rhs")?;

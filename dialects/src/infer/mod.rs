@@ -5,6 +5,7 @@
 //! them as `declared`; for the others a declared type must be compatible with the inferred one.
 //! The builder calls it before creating an op, the verifier on every op.
 
+mod chlo;
 mod collective;
 mod contract;
 mod control;
@@ -154,6 +155,10 @@ fn infer(sig: &OpSig<'_>) -> InferResult<Vec<Type>> {
         OpKind::Unary(op) => elementwise::unary(*op, ops),
         OpKind::Binary(op) => elementwise::binary(*op, ops),
         OpKind::Compare { compare_type, .. } => elementwise::compare(*compare_type, ops),
+        OpKind::ChloUnary(op) => chlo::unary(*op, ops),
+        OpKind::ChloBroadcast(op, dims) => chlo::broadcast(*op, dims, ops),
+        OpKind::ChloBroadcastSelect => chlo::broadcast_select(ops),
+        OpKind::ChloTopK { k } => chlo::top_k(*k, ops),
         OpKind::Select => elementwise::select(ops),
         OpKind::Clamp => elementwise::clamp(ops),
         OpKind::Convert => elementwise::convert(ops, sig.declared),

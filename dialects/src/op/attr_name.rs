@@ -39,6 +39,7 @@ attr_names! {
     INTERIOR_PADDING = "interior_padding",
     IOTA_DIMENSION = "iota_dimension",
     IS_STABLE = "is_stable",
+    K = "k",
     KNOWN_EXPANDING_DIMENSIONS = "known_expanding_dimensions",
     KNOWN_NONEXPANDING_DIMENSIONS = "known_nonexpanding_dimensions",
     LHS_DILATION = "lhs_dilation",

@@ -10,7 +10,9 @@
 //!     regions 1, traits [side_effect, commutative(expr)];
 //! ```
 //!
-//! or `Variant(binding: Type = ATTR_NAME as kind)` for one unnamed field. `kind` names a method
+//! or `Variant(binding: Type = ATTR_NAME as kind)` for one unnamed field. A family
+//! `Family(op: Enum)` is one variant for many op names (the enum's); it may carry one attribute
+//! after the enum, `Family(op: Enum, field: Type = ATTR_NAME as kind)`. `kind` names a method
 //! of [`AttrWriter`](super::codec::AttrWriter) and [`AttrReader`](super::codec::AttrReader);
 //! `ATTR_NAME` a constant of [`attr_name`](super::attr_name) (groups have none). `regions`
 //! defaults to 0 (`variadic` for any number); a trait holds when listed, or when its
@@ -46,7 +48,10 @@ macro_rules! define_ops {
     (
         families { $(
             $(#[$family_meta:meta])*
-            $family:ident($family_bind:ident: $family_type:ident) $(, traits [$($family_traits:tt)*])?;
+            $family:ident(
+                $family_bind:ident: $family_type:ident
+                $(, $family_field:ident: $family_field_type:ty = $family_attr:ident as $family_kind:ident)?
+            ) $(, traits [$($family_traits:tt)*])?;
         )* }
         ops { $(
             $(#[$meta:meta])*
@@ -62,7 +67,7 @@ macro_rules! define_ops {
         /// [`crate::Operation`]; the comment on each variant gives their layout.
         #[derive(Clone, Debug, PartialEq)]
         pub enum OpKind {
-            $( $(#[$family_meta])* $family($family_type), )*
+            $( $(#[$family_meta])* $family($family_type $(, $family_field_type)?), )*
             $( $(#[$meta])* $variant $( ($bind_type) )? $( { $( $field: $field_type ),* } )?, )*
         }
 
@@ -109,7 +114,7 @@ macro_rules! define_ops {
 
             pub fn opcode(&self) -> Opcode {
                 match self {
-                    $( Self::$family(op) => Opcode::$family(*op), )*
+                    $( Self::$family(op, ..) => Opcode::$family(*op), )*
                     $( Self::$variant { .. } => Opcode::$variant, )*
                 }
             }
@@ -122,7 +127,7 @@ macro_rules! define_ops {
             /// How many regions the op carries; `None` when variadic (`case`).
             pub fn region_count(&self) -> Option<usize> {
                 match self {
-                    $( Self::$family(_) => Some(0), )*
+                    $( Self::$family(..) => Some(0), )*
                     $( Self::$variant { .. } => $crate::op::define::region_count!($($regions)?), )*
                 }
             }
@@ -158,7 +163,7 @@ macro_rules! define_ops {
 
             fn traits(&self) -> $crate::op::define::Traits {
                 match self {
-                    $( Self::$family($family_bind) => {
+                    $( Self::$family($family_bind, ..) => {
                         $crate::op::define::traits!($($($family_traits)*)?)
                     } )*
                     $( Self::$variant $( ($bind) )? $( { $($field),* } )? => {
@@ -170,7 +175,9 @@ macro_rules! define_ops {
             /// Hands each inherent attribute to `w`, in table order.
             pub fn write_attrs<W: $crate::op::codec::AttrWriter>(&self, w: &mut W) {
                 match self {
-                    $( Self::$family(_) => {} )*
+                    $( Self::$family(_ $(, $family_field)?) => {
+                        $( w.$family_kind($crate::op::attr_name::$family_attr, $family_field); )?
+                    } )*
                     $( Self::$variant $( ($bind) )? $( { $($field),* } )? => {
                         $( w.$bind_kind($($crate::op::attr_name::$bind_attr,)? $bind $(, $($bind_arg),*)?); )?
                         $( $( w.$kind($($crate::op::attr_name::$attr,)? $field $(, $($arg),*)?); )* )?
@@ -184,7 +191,9 @@ macro_rules! define_ops {
                 r: &mut R,
             ) -> Result<Self, R::Error> {
                 Ok(match opcode {
-                    $( Opcode::$family(op) => Self::$family(op), )*
+                    $( Opcode::$family(op) => Self::$family(
+                        op $(, r.$family_kind($crate::op::attr_name::$family_attr)?)?
+                    ), )*
                     $( Opcode::$variant => Self::$variant
                         $( (r.$bind_kind($($crate::op::attr_name::$bind_attr,)? $($($bind_arg,)*)?)?) )?
                         $( { $( $field: r.$kind($($crate::op::attr_name::$attr,)? $($($arg,)*)?)? ),* } )?,

@@ -8,6 +8,9 @@ mod table;
 
 pub use table::{FUNCTION_OP, MESH_OP, OpKind, Opcode};
 
+/// The prefix of every CHLO op name.
+pub const CHLO_PREFIX: &str = "chlo.";
+
 macro_rules! op_enum {
     ($($enum:tt)*) => {
         crate::text_enum!(name / from_name, "The full op name, e.g. `stablehlo.add`."; $($enum)*);
@@ -66,6 +69,84 @@ op_enum!(
         Xor => "stablehlo.xor",
     }
 );
+
+op_enum!(
+    /// CHLO elementwise ops of one operand: JAX prints them; `chlo-legalize` rewrites them to
+    /// StableHLO.
+    ChloUnaryOp {
+        Acos => "chlo.acos",
+        Acosh => "chlo.acosh",
+        Asin => "chlo.asin",
+        Asinh => "chlo.asinh",
+        Atan => "chlo.atan",
+        Atanh => "chlo.atanh",
+        Cosh => "chlo.cosh",
+        Digamma => "chlo.digamma",
+        Erf => "chlo.erf",
+        Erfc => "chlo.erfc",
+        IsInf => "chlo.is_inf",
+        IsNegInf => "chlo.is_neg_inf",
+        IsPosInf => "chlo.is_pos_inf",
+        Lgamma => "chlo.lgamma",
+        Sinh => "chlo.sinh",
+        Square => "chlo.square",
+        Tan => "chlo.tan",
+    }
+);
+
+impl ChloUnaryOp {
+    /// Ops whose result is a predicate (`tensor<...xi1>`) rather than the operand's type.
+    pub fn is_predicate(self) -> bool {
+        matches!(self, Self::IsInf | Self::IsNegInf | Self::IsPosInf)
+    }
+}
+
+op_enum!(
+    /// CHLO binary ops with rank broadcasting: numpy-style (trailing dimensions aligned) or
+    /// through `broadcast_dimensions`, and size-1 dimensions stretched.
+    ChloBroadcastOp {
+        Add => "chlo.broadcast_add",
+        And => "chlo.broadcast_and",
+        Atan2 => "chlo.broadcast_atan2",
+        Complex => "chlo.broadcast_complex",
+        Divide => "chlo.broadcast_divide",
+        Maximum => "chlo.broadcast_maximum",
+        Minimum => "chlo.broadcast_minimum",
+        Multiply => "chlo.broadcast_multiply",
+        Or => "chlo.broadcast_or",
+        Power => "chlo.broadcast_power",
+        Remainder => "chlo.broadcast_remainder",
+        ShiftLeft => "chlo.broadcast_shift_left",
+        ShiftRightArithmetic => "chlo.broadcast_shift_right_arithmetic",
+        ShiftRightLogical => "chlo.broadcast_shift_right_logical",
+        Subtract => "chlo.broadcast_subtract",
+        Xor => "chlo.broadcast_xor",
+    }
+);
+
+impl ChloBroadcastOp {
+    /// The StableHLO op applied once the operands have the same shape.
+    pub fn binary(self) -> BinaryOp {
+        match self {
+            Self::Add => BinaryOp::Add,
+            Self::And => BinaryOp::And,
+            Self::Atan2 => BinaryOp::Atan2,
+            Self::Complex => BinaryOp::Complex,
+            Self::Divide => BinaryOp::Divide,
+            Self::Maximum => BinaryOp::Maximum,
+            Self::Minimum => BinaryOp::Minimum,
+            Self::Multiply => BinaryOp::Multiply,
+            Self::Or => BinaryOp::Or,
+            Self::Power => BinaryOp::Power,
+            Self::Remainder => BinaryOp::Remainder,
+            Self::ShiftLeft => BinaryOp::ShiftLeft,
+            Self::ShiftRightArithmetic => BinaryOp::ShiftRightArithmetic,
+            Self::ShiftRightLogical => BinaryOp::ShiftRightLogical,
+            Self::Subtract => BinaryOp::Subtract,
+            Self::Xor => BinaryOp::Xor,
+        }
+    }
+}
 
 impl BinaryOp {
     /// Ops that StableHLO marks commutative (eligible for the compact `reduce` form).

@@ -2,7 +2,7 @@
 //! region count and traits, written once. `define.rs` says how an entry reads.
 
 use super::define::{define_attr_groups, define_ops};
-use super::{BinaryOp, UnaryOp};
+use super::{BinaryOp, ChloBroadcastOp, ChloUnaryOp, UnaryOp};
 use crate::attr::{
     ChannelHandle, CollectiveAttrs, ComparisonDirection, ComparisonType, ConvAttrs,
     CustomCallApiVersion, DotDims, GatherDims, NamedAttrs, PrecisionConfig, RngAlgorithm,
@@ -16,6 +16,10 @@ define_ops! {
         Unary(op: UnaryOp), traits [elementwise];
         /// (lhs, rhs) -> result
         Binary(op: BinaryOp), traits [elementwise, commutative(op.is_commutative())];
+        /// CHLO (operand) -> result
+        ChloUnary(op: ChloUnaryOp), traits [elementwise];
+        /// CHLO (lhs, rhs) -> result, with rank broadcasting (`dims` empty: numpy-style)
+        ChloBroadcast(op: ChloBroadcastOp, dims: Vec<i64> = BROADCAST_DIMENSIONS as opt_i64_array);
     }
     ops {
         /// (lhs, rhs) -> i1 result
@@ -192,6 +196,10 @@ define_ops! {
         Return => "func.return", traits [terminator, side_effect];
         /// `stablehlo.return`, the terminator of a region of a StableHLO op.
         RegionReturn => "stablehlo.return", traits [terminator, side_effect];
+        /// CHLO (pred, on_true, on_false) with numpy-style broadcasting
+        ChloBroadcastSelect => "chlo.broadcast_select";
+        /// CHLO (operand) -> (values, indices): the `k` largest along the last dimension
+        ChloTopK { k: i64 = K as int } => "chlo.top_k";
         /// `sdy.sharding_constraint` (operand)
         ShardingConstraint(sharding: TensorSharding = SHARDING as sharding)
             => "sdy.sharding_constraint";

@@ -270,6 +270,29 @@ impl Parser<'_> {
                 }
                 self.finish_functional(f, block, name, span, operands, attrs)
             }
+            Some(Opcode::ChloUnary(_)) => {
+                let operand = self.operand("as the operand")?;
+                self.finish_mapping(f, block, name, span, operand, Vec::new())
+            }
+            Some(Opcode::ChloTopK) => {
+                self.c.expect(Token::LParen, "after `chlo.top_k`")?;
+                let operand = self.operand("as the operand")?;
+                self.c.expect(Token::Comma, "after the operand")?;
+                self.c.expect_ident(attr_name::K, "in `chlo.top_k`")?;
+                self.c.expect(Token::Equal, "after `k`")?;
+                let at = self.c.here()?;
+                let k = self.c.int("as `k`")?;
+                let k = self.synthesized(
+                    AttrValue::Int {
+                        value: k.into(),
+                        ty: None,
+                    },
+                    at,
+                );
+                self.c.expect(Token::RParen, "after `k = ...`")?;
+                let attrs = vec![(attr_name::K.to_string(), k)];
+                self.finish_mapping(f, block, name, span, operand, attrs)
+            }
             Some(Opcode::Reduce) => self.custom_reduce(f, block, span),
             Some(Opcode::While) => self.custom_while(f, block, span),
             Some(Opcode::CustomCall) => self.symbol_call(
@@ -370,6 +393,34 @@ impl Parser<'_> {
     fn functional_sig(&mut self) -> PResult<(Vec<Type>, Vec<Type>)> {
         self.c.expect(Token::Colon, "before the op's type")?;
         self.c.function_type("as the op's type")
+    }
+
+    /// The tail of a CHLO op of one operand: `{attrs} : T -> T` or `: T -> (T, ...)`.
+    fn finish_mapping(
+        &mut self,
+        f: &mut Function,
+        block: BlockId,
+        name: &str,
+        span: (usize, usize),
+        operand: Value,
+        mut attrs: Vec<(String, Attr)>,
+    ) -> PResult<OpId> {
+        attrs.extend(self.opt_attr_dict()?);
+        self.c.expect(Token::Colon, "before the op's type")?;
+        let input = self.c.ty("as the operand type")?;
+        self.c.expect(Token::Arrow, "after the operand type")?;
+        let results = self.c.result_types()?;
+        self.finish_op(
+            f,
+            block,
+            name,
+            span,
+            vec![operand],
+            vec![input],
+            results,
+            Vec::new(),
+            attrs,
+        )
     }
 
     fn single_type(&mut self) -> PResult<Type> {

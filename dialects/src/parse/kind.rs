@@ -10,7 +10,7 @@ use crate::attr::{
 };
 use crate::dense::{DenseElements, ElementValue};
 use crate::op::codec::{AttrReader, EnumAttr};
-use crate::op::{OpKind, Opcode, attr_name};
+use crate::op::{CHLO_PREFIX, OpKind, Opcode, attr_name};
 use crate::types::{TensorType, Type};
 
 /// The legacy `stablehlo.dot`, read as the `dot_general` it abbreviates.
@@ -27,13 +27,17 @@ pub(crate) fn known(name: &str) -> Known {
     if name == LEGACY_DOT || Opcode::from_name(name).is_some() {
         return Known::Yes;
     }
-    if name.starts_with("chlo.") {
+    if name.starts_with(CHLO_PREFIX) {
+        let chlo: Vec<&str> = OpKind::names()
+            .filter(|n| n.starts_with(CHLO_PREFIX))
+            .collect();
         return Known::No(
             format!(
-                "unknown op `{name}`: CHLO ops are not StableHLO; lower them to StableHLO first (e.g. with stablehlo-opt --chlo-legalize-to-stablehlo)"
+                "unsupported CHLO op `{name}`: tpuc reads {}",
+                chlo.join(", ")
             ),
             Some(
-                "JAX emits CHLO for some ops (lax.top_k, erfc, ...); legalize the module to StableHLO before handing it to tpuc",
+                "tpuc legalizes the CHLO ops it reads (pass `chlo-legalize`); rewrite this one to StableHLO first (e.g. with stablehlo-opt --chlo-legalize-to-stablehlo)",
             ),
         );
     }
@@ -44,7 +48,7 @@ pub(crate) fn known(name: &str) -> Known {
         );
     }
     Known::No(
-        format!("unknown op `{name}`: tpuc reads StableHLO, func and sdy ops only"),
+        format!("unknown op `{name}`: tpuc reads StableHLO, CHLO, func and sdy ops only"),
         Some("lower other dialects (mhlo, arith, tensor, shape, ...) to StableHLO first"),
     )
 }

@@ -186,12 +186,16 @@ impl Cursor<'_> {
         self.expect(Token::LParen, context)?;
         let inputs = self.paren_types_rest()?;
         self.expect(Token::Arrow, "after the operand types")?;
-        let results = if self.eat(&Token::LParen)? {
-            self.paren_types_rest()?
+        Ok((inputs, self.result_types()?))
+    }
+
+    /// What follows `->`: `T` or `(T, ...)`.
+    pub(crate) fn result_types(&mut self) -> PResult<Vec<Type>> {
+        if self.eat(&Token::LParen)? {
+            self.paren_types_rest()
         } else {
-            vec![self.ty("as the result type")?]
-        };
-        Ok((inputs, results))
+            Ok(vec![self.ty("as the result type")?])
+        }
     }
 
     /// The rest of `(T, ...)` after the `(`.

@@ -22,6 +22,15 @@ impl Sig {
         syntax::function_type(&self.operands, &self.results)
     }
 
+    /// `T -> T` or `T -> (T, ...)`: CHLO's type of an op with one operand.
+    fn mapping(&self) -> String {
+        let results = match self.results.as_slice() {
+            [result] => result.to_string(),
+            results => format!("({})", syntax::types(results)),
+        };
+        format!("{} -> {results}", syntax::types(&self.operands))
+    }
+
     /// One type when every operand and the result share it, else the functional type.
     fn same_or_functional(&self) -> String {
         match self.results.as_slice() {
@@ -86,6 +95,18 @@ impl Printer<'_> {
             OpKind::Unary(_) | OpKind::Binary(_) | OpKind::Convert | OpKind::Clamp => {
                 format!("{name} {args}{attrs} : {}", sig.same_or_functional())
             }
+            OpKind::ChloUnary(_) => {
+                format!("{name} {args}{attrs} : {}", sig.mapping())
+            }
+            OpKind::ChloBroadcast(..) => format!(
+                "{name} {args}{} : {}",
+                merged_attrs(op, inherent(&op.kind, &sig.results)),
+                sig.functional()
+            ),
+            OpKind::ChloBroadcastSelect => {
+                format!("{name} {args}{attrs} : {}", sig.functional())
+            }
+            OpKind::ChloTopK { k } => format!("{name}({args}, k = {k}){attrs} : {}", sig.mapping()),
             OpKind::Reverse { dims } => format!(
                 "{name} {args}, dims = {}{attrs} : {}",
                 i64_list(dims),

@@ -1,0 +1,161 @@
+//! The C ABI at its boundary: a real cache entry (the mlp fixture compiled for XLA:CPU) read
+//! by a C program compiled with `cc` against `tpuc_cache.h` and the cdylib, and by Python's
+//! ctypes; both must print the same description, matching the manifest. A damaged entry is
+//! refused by both.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use tpuc_cache::{Cache, Mode};
+use tpuc_driver::{PluginPaths, Target};
+
+fn crate_dir() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+/// The cdylib cargo built next to this test's `deps/` directory.
+fn library() -> PathBuf {
+    let exe = std::env::current_exe().unwrap();
+    let dir = exe.parent().unwrap().parent().unwrap();
+    let library = dir.join(format!(
+        "{}tpuc_capi{}",
+        std::env::consts::DLL_PREFIX,
+        std::env::consts::DLL_SUFFIX
+    ));
+    assert!(library.exists(), "no {}", library.display());
+    library
+}
+
+/// A cache holding the mlp fixture's XLA:CPU executable; its directory and key.
+fn cache_with_entry() -> (tempfile::TempDir, String) {
+    let dir = tempfile::tempdir().unwrap();
+    let model = crate_dir().join("../../testdata/models/mlp.pt2");
+    let report = tpuc_driver::compile(
+        &model,
+        &[Target::Cpu { devices: 1 }],
+        &tpuc_lower::LowerOptions::default(),
+        &PluginPaths::default(),
+        &Cache::open(dir.path(), Mode::ReadWrite).into(),
+    )
+    .unwrap();
+    let key = report.compiled[0].key.to_string();
+    (dir, key)
+}
+
+fn compile_c_check(out: &Path) -> PathBuf {
+    let binary = out.join("check_cache");
+    let library = library();
+    let status = Command::new("cc")
+        .arg("-std=c11")
+        .arg("-Wall")
+        .arg("-Werror")
+        .arg("-I")
+        .arg(crate_dir().join("include"))
+        .arg(crate_dir().join("tests/c/check_cache.c"))
+        .arg("-o")
+        .arg(&binary)
+        .arg(&library)
+        .arg(format!(
+            "-Wl,-rpath,{}",
+            library.parent().unwrap().display()
+        ))
+        .status()
+        .expect("cc runs");
+    assert!(status.success(), "cc failed");
+    binary
+}
+
+fn run(command: &mut Command) -> (i32, String) {
+    let out = command.output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!stderr.contains("panicked"), "{stderr}");
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8(out.stdout).unwrap(),
+    )
+}
+
+fn ctypes(cache: &Path, key: &str) -> Command {
+    let mut command = Command::new("python3");
+    command
+        .arg(crate_dir().join("tests/ctypes_check.py"))
+        .arg(library())
+        .arg(cache)
+        .arg(key);
+    command
+}
+
+#[test]
+fn c_and_ctypes_read_the_entry_as_the_manifest_says() {
+    let (cache, key) = cache_with_entry();
+    let out = tempfile::tempdir().unwrap();
+    let check = compile_c_check(out.path());
+    let (code, from_c) = run(Command::new(&check).arg(cache.path()).arg(&key));
+    assert_eq!(code, 0, "{from_c}");
+    let (code, from_python) = run(&mut ctypes(cache.path(), &key));
+    assert_eq!(code, 0, "{from_python}");
+    assert_eq!(from_c, from_python);
+
+    let hit = match Cache::open(cache.path(), Mode::ReadOnly)
+        .lookup(&key.parse().unwrap())
+        .unwrap()
+    {
+        tpuc_cache::Lookup::Hit(hit) => hit,
+        _ => panic!("the entry is in the cache"),
+    };
+    let mut expected = vec![
+        "verify 0".to_owned(),
+        "target cpu".to_owned(),
+        format!("executable {} bytes", hit.payload.len()),
+        "manifest json".to_owned(),
+    ];
+    let describe = |what: &str, i: usize, b: &tpuc_cache::Binding| {
+        let shape: Vec<String> = b.shape.iter().map(i64::to_string).collect();
+        format!(
+            "{what} {i} {} {} {} {} [{}] -",
+            b.kind,
+            b.name.as_deref().unwrap_or("-"),
+            b.index.map_or(-1, |i| i as i64),
+            b.dtype,
+            shape.join(",")
+        )
+    };
+    let signature = &hit.envelope.manifest.signature;
+    for (i, b) in signature.arguments.iter().enumerate() {
+        expected.push(describe("argument", i, b));
+    }
+    for (i, b) in signature.results.iter().enumerate() {
+        expected.push(describe("result", i, b));
+    }
+    expected.push(format!(
+        "out of range 3 argument 1000 does not exist: there are {}",
+        signature.arguments.len()
+    ));
+    assert_eq!(from_c.lines().collect::<Vec<_>>(), expected);
+    assert!(signature.arguments.iter().any(|b| b.kind == "parameter"));
+}
+
+#[test]
+fn a_damaged_or_missing_entry_is_refused() {
+    let (cache, key) = cache_with_entry();
+    let out = tempfile::tempdir().unwrap();
+    let check = compile_c_check(out.path());
+    let missing = "0".repeat(64);
+    let (code, text) = run(Command::new(&check).arg(cache.path()).arg(&missing));
+    assert_eq!(code, 1, "{text}");
+    assert!(text.contains("lookup 1 no cache entry"), "{text}");
+
+    let (code, text) = run(Command::new(&check).arg(cache.path()).arg("not-a-key"));
+    assert_eq!(code, 3, "{text}");
+
+    let entry = Cache::open(cache.path(), Mode::ReadOnly).entry_path(&key.parse().unwrap());
+    let payload = entry.join("executable");
+    let mut bytes = std::fs::read(&payload).unwrap();
+    bytes[100] ^= 0xff;
+    std::fs::write(&payload, bytes).unwrap();
+    let (code, text) = run(Command::new(&check).arg(cache.path()).arg(&key));
+    assert_eq!(code, 2, "{text}");
+    assert!(text.starts_with("verify 2\n"), "{text}");
+    let (code, text) = run(&mut ctypes(cache.path(), &key));
+    assert_eq!(code, 2, "{text}");
+}

@@ -1,0 +1,151 @@
+//! CHLO ops: the plugins parse and legalize them themselves; references are computed here
+//! (std's f64 functions, or published values where std has none).
+
+use super::support::*;
+use tpuc_ir::{ChloBroadcastOp, ChloUnaryOp, OpKind};
+
+/// XLA's CHLO approximations in f32.
+const APPROX: Tol = tol(1e-6, 1e-5);
+
+fn chlo_unary(op: ChloUnaryOp, input: Host, expected: Expect) -> Case {
+    case(op.name(), vec![input], vec![expected], |b, a| {
+        b.op(OpKind::ChloUnary(op), &[a[0]], Vec::new(), None)
+    })
+}
+
+fn chlo_broadcast(
+    op: ChloBroadcastOp,
+    dims: &[i64],
+    lhs: Host,
+    rhs: Host,
+    expected: Expect,
+) -> Case {
+    let dims = dims.to_vec();
+    case(op.name(), vec![lhs, rhs], vec![expected], move |b, a| {
+        b.op(
+            OpKind::ChloBroadcast(op, dims),
+            &[a[0], a[1]],
+            Vec::new(),
+            None,
+        )
+    })
+}
+
+pub fn cases() -> Vec<Case> {
+    use ChloUnaryOp::*;
+    let x = f32s(&[5], &[-0.9, -0.3, 0.0, 0.4, 0.8]);
+    let wide = f32s(&[5], &[-3.0, -1.0, 0.0, 0.5, 2.0]);
+    let above_one = f32s(&[4], &[1.0, 1.5, 3.0, 10.0]);
+    let special = f32s(&[4], &[f32::NEG_INFINITY, -1.0, f32::INFINITY, f32::NAN]);
+    let mut cases: Vec<Case> = [
+        (Acos, x.clone(), f64::acos as fn(f64) -> f64),
+        (Asin, x.clone(), f64::asin),
+        (Atan, wide.clone(), f64::atan),
+        (Atanh, x.clone(), f64::atanh),
+        (Asinh, wide.clone(), f64::asinh),
+        (Sinh, wide.clone(), f64::sinh),
+        (Cosh, wide.clone(), f64::cosh),
+        (Tan, x.clone(), f64::tan),
+        (Square, wide.clone(), |v| v * v),
+    ]
+    .into_iter()
+    .map(|(op, input, f)| {
+        let want = map_f32(&input, f);
+        chlo_unary(op, input, close(want, APPROX))
+    })
+    .collect();
+    cases.extend([
+        chlo_unary(
+            Acosh,
+            above_one.clone(),
+            close(map_f32(&above_one, f64::acosh), APPROX),
+        ),
+        // erf(0.5), erfc(0.5), lgamma(0.5) = log sqrt(pi), digamma(1) = -Euler's gamma, ...
+        chlo_unary(
+            Erf,
+            f32s(&[3], &[-0.5, 0.0, 2.0]),
+            close(f32s(&[3], &[-0.520_499_9, 0.0, 0.995_322_3]), APPROX),
+        ),
+        chlo_unary(
+            Erfc,
+            f32s(&[3], &[-0.5, 0.0, 2.0]),
+            close(f32s(&[3], &[1.5205, 1.0, 0.004_677_735]), APPROX),
+        ),
+        chlo_unary(
+            Lgamma,
+            f32s(&[3], &[0.5, 1.0, 5.0]),
+            close(f32s(&[3], &[0.572_364_9, 0.0, 3.178_053_8]), APPROX),
+        ),
+        chlo_unary(
+            Digamma,
+            f32s(&[3], &[0.5, 1.0, 5.0]),
+            close(f32s(&[3], &[-1.963_51, -0.577_215_7, 1.506_117_7]), APPROX),
+        ),
+        chlo_unary(
+            IsInf,
+            special.clone(),
+            exact(bools(&[4], &[true, false, true, false])),
+        ),
+        chlo_unary(
+            IsPosInf,
+            special.clone(),
+            exact(bools(&[4], &[false, false, true, false])),
+        ),
+        chlo_unary(
+            IsNegInf,
+            special,
+            exact(bools(&[4], &[true, false, false, false])),
+        ),
+        case(
+            "chlo.top_k",
+            vec![f32s(&[5], &[0.5, 3.0, -1.0, 3.0, 2.0])],
+            vec![exact(f32s(&[2], &[3.0, 3.0])), exact(i32s(&[2], &[1, 3]))],
+            |b, a| b.op(OpKind::ChloTopK { k: 2 }, &[a[0]], Vec::new(), None),
+        ),
+        case(
+            "chlo.broadcast_select",
+            vec![
+                bools(&[2], &[true, false]),
+                f32s(&[2, 2], &[1.0, 2.0, 3.0, 4.0]),
+                f32s(&[], &[9.0]),
+            ],
+            vec![exact(f32s(&[2, 2], &[1.0, 9.0, 3.0, 9.0]))],
+            |b, a| {
+                b.op(
+                    OpKind::ChloBroadcastSelect,
+                    &[a[0], a[1], a[2]],
+                    Vec::new(),
+                    None,
+                )
+            },
+        ),
+    ]);
+    let matrix = f32s(&[2, 3], &[1.0, 2.0, 3.0, 4.0, 5.0, 6.0]);
+    let row = f32s(&[3], &[10.0, 20.0, 30.0]);
+    let bits = i32s(&[2, 3], &[1, 2, 3, 4, 5, 6]);
+    let int_row = i32s(&[3], &[1, 0, 3]);
+    for op in ChloBroadcastOp::ALL.iter().copied() {
+        let binary = op.binary();
+        let is_int = matches!(
+            binary,
+            tpuc_ir::BinaryOp::And
+                | tpuc_ir::BinaryOp::Or
+                | tpuc_ir::BinaryOp::Xor
+                | tpuc_ir::BinaryOp::ShiftLeft
+                | tpuc_ir::BinaryOp::ShiftRightArithmetic
+                | tpuc_ir::BinaryOp::ShiftRightLogical
+        );
+        let (lhs, rhs) = if is_int {
+            (bits.clone(), int_row.clone())
+        } else {
+            (matrix.clone(), row.clone())
+        };
+        let want = Expect::Shape(if binary == tpuc_ir::BinaryOp::Complex {
+            tpuc_ir::TensorType::of(&[2, 3], tpuc_ir::ElementType::ComplexF32)
+        } else {
+            lhs.ty.clone()
+        });
+        cases.push(chlo_broadcast(op, &[1], lhs, rhs, want));
+    }
+    cases
+}

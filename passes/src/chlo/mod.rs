@@ -1,0 +1,148 @@
+//! `chlo-legalize`: rewrites the CHLO ops JAX prints into StableHLO, following the
+//! decompositions of the CHLO spec (openxla/stablehlo `ChloOps.td` and its legalization).
+//!
+//! One module per op family. Each rewrite builds its StableHLO before the CHLO op, with the
+//! op's location, and replaces the op's results. An op the pass cannot express statically
+//! (a broadcast between dynamic dimensions, an element type outside its formulas) stays as it
+//! is: the PJRT plugins accept CHLO themselves.
+
+mod broadcast;
+mod erf;
+mod gamma;
+mod hyperbolic;
+mod predicates;
+mod top_k;
+mod trig;
+
+use tpuc_ir::{
+    ChloUnaryOp, ElementType, Function, InsertPoint, IrError, Module, OpBuilder, OpId, OpKind,
+    Value,
+};
+
+use crate::pass::{Pass, PassContext};
+
+pub(crate) struct ChloLegalize;
+
+impl Pass for ChloLegalize {
+    fn name(&self) -> &'static str {
+        "chlo-legalize"
+    }
+
+    fn run(&self, module: &mut Module, _: &mut PassContext) {
+        for function in &mut module.functions {
+            for op in function.walk() {
+                legalize(function, op);
+            }
+        }
+    }
+}
+
+/// Whether the module still holds a CHLO op.
+pub fn has_chlo(module: &Module) -> bool {
+    module.functions.iter().any(|f| {
+        f.walk()
+            .into_iter()
+            .any(|op| f.op(op).kind.name().starts_with(tpuc_ir::op::CHLO_PREFIX))
+    })
+}
+
+type Built = Result<Option<Vec<Value>>, IrError>;
+
+fn legalize(f: &mut Function, op: OpId) {
+    let operation = f.op(op);
+    let kind = operation.kind.clone();
+    let operands = operation.operands.clone();
+    let location = operation.location.clone();
+    let mut b = OpBuilder::at(f, InsertPoint::Before(op), location);
+    let built: Built = match kind {
+        OpKind::ChloBroadcast(binary, dims) => broadcast::binary(&mut b, binary, &dims, &operands),
+        OpKind::ChloBroadcastSelect => broadcast::select(&mut b, &operands),
+        OpKind::ChloTopK { k } => top_k::top_k(&mut b, operands[0], k),
+        OpKind::ChloUnary(unary) => {
+            unary_op(&mut b, unary, operands[0]).map(|v| v.map(|v| vec![v]))
+        }
+        _ => return,
+    };
+    if let Ok(Some(values)) = built {
+        f.replace_op(op, &values);
+    }
+}
+
+fn unary_op(b: &mut OpBuilder<'_>, op: ChloUnaryOp, x: Value) -> Result<Option<Value>, IrError> {
+    use ChloUnaryOp as C;
+    let element = b.tensor_type(x)?.element;
+    if !element.is_float() {
+        return Ok(match op {
+            C::Square => Some(b.multiply(x, x)?),
+            _ => None,
+        });
+    }
+    let value = match op {
+        C::Square => b.multiply(x, x)?,
+        C::Tan => b.tan(x)?,
+        C::Asin => trig::asin(b, x)?,
+        C::Acos => trig::acos(b, x)?,
+        C::Atan => trig::atan(b, x)?,
+        C::Sinh => upcast(b, x, hyperbolic::sinh)?,
+        C::Cosh => upcast(b, x, hyperbolic::cosh)?,
+        C::Asinh => hyperbolic::asinh(b, x)?,
+        C::Acosh => hyperbolic::acosh(b, x)?,
+        C::Atanh => hyperbolic::atanh(b, x)?,
+        C::Erf if element == ElementType::F64 => erf::erf_f64(b, x)?,
+        C::Erf => upcast(b, x, erf::erf_f32)?,
+        C::Erfc if element == ElementType::F64 => erf::erfc_f64(b, x)?,
+        C::Erfc => upcast(b, x, erf::erfc_f32)?,
+        C::Lgamma => upcast(b, x, gamma::lgamma)?,
+        C::Digamma => upcast(b, x, gamma::digamma)?,
+        C::IsInf => predicates::is_inf(b, x)?,
+        C::IsPosInf => predicates::is_signed_inf(b, x, 1.0)?,
+        C::IsNegInf => predicates::is_signed_inf(b, x, -1.0)?,
+    };
+    Ok(Some(value))
+}
+
+type Formula = fn(&mut OpBuilder<'_>, Value) -> Result<Value, IrError>;
+
+/// Applies `formula` in f32 to an operand narrower than f32 (f16, bf16), then converts back.
+fn upcast(b: &mut OpBuilder<'_>, x: Value, formula: Formula) -> Result<Value, IrError> {
+    let element = b.tensor_type(x)?.element;
+    if element.bit_width() >= 32 {
+        return formula(b, x);
+    }
+    let wide = b.convert(x, ElementType::F32)?;
+    let result = formula(b, wide)?;
+    b.convert(result, element)
+}
+
+/// A constant shaped like `like`, every element `value`.
+fn splat_like(b: &mut OpBuilder<'_>, like: Value, value: f64) -> Result<Value, IrError> {
+    let ty = b.tensor_type(like)?.clone();
+    b.splat(ty.element, ty.shape, value)
+}
+
+/// `c[0] x^(n-1) + c[1] x^(n-2) + ... + c[n-1]` by Horner's rule.
+fn polynomial(b: &mut OpBuilder<'_>, x: Value, coefficients: &[f64]) -> Result<Value, IrError> {
+    let Some((&first, rest)) = coefficients.split_first() else {
+        return splat_like(b, x, 0.0);
+    };
+    let mut acc = splat_like(b, x, first)?;
+    for &c in rest {
+        let scaled = b.multiply(acc, x)?;
+        let c = splat_like(b, x, c)?;
+        acc = b.add(scaled, c)?;
+    }
+    Ok(acc)
+}
+
+/// `on_true` where `lhs <direction> rhs`, else `on_false`.
+fn select_where(
+    b: &mut OpBuilder<'_>,
+    lhs: Value,
+    direction: tpuc_ir::ComparisonDirection,
+    rhs: Value,
+    on_true: Value,
+    on_false: Value,
+) -> Result<Value, IrError> {
+    let pred = b.compare(direction, lhs, rhs)?;
+    b.select(pred, on_true, on_false)
+}

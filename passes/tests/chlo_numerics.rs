@@ -1,0 +1,144 @@
+//! `chlo-legalize` keeps the numbers: every CHLO module in testdata/jax, legalized by tpuc, is
+//! run on XLA:CPU and compared with the same module compiled by the plugin itself (XLA
+//! legalizes CHLO on its own) and with JAX's outputs.
+
+use std::path::{Path, PathBuf};
+
+use tpuc_ir::print::{PrintOptions, generic};
+use tpuc_npy::{Array, Dtype};
+use tpuc_passes::{PassOptions, RunOptions, has_chlo};
+use tpuc_pjrt::{Client, CompileOptions, ElementType, Plugin, PluginKind, Program, locate};
+
+fn jax_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../testdata/jax")
+}
+
+fn cpu_client() -> Client {
+    let plugin = locate(PluginKind::Cpu, None)
+        .and_then(Plugin::load)
+        .unwrap_or_else(|e| panic!("{e} (install the plugins with scripts/setup-plugins.sh)"));
+    plugin.cpu_client(1).unwrap()
+}
+
+struct Fixture {
+    name: String,
+    inputs: Vec<Array>,
+    outputs: Vec<Array>,
+}
+
+/// The fixtures whose text holds CHLO, from the manifest.
+fn chlo_fixtures() -> Vec<Fixture> {
+    let manifest = std::fs::read_to_string(jax_dir().join("manifest.json")).unwrap();
+    let manifest: serde_json::Value = serde_json::from_str(&manifest).unwrap();
+    let read = |files: &serde_json::Value| -> Vec<Array> {
+        files
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|f| Array::read(jax_dir().join(f["file"].as_str().unwrap())).unwrap())
+            .collect()
+    };
+    let fixtures: Vec<Fixture> = manifest["functions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|f| f["name"].as_str().unwrap().starts_with("chlo_"))
+        .map(|f| Fixture {
+            name: f["name"].as_str().unwrap().to_owned(),
+            inputs: read(&f["inputs"]),
+            outputs: read(&f["outputs"]),
+        })
+        .collect();
+    assert!(fixtures.len() >= 3, "expected the CHLO fixtures");
+    fixtures
+}
+
+fn element_type(dtype: Dtype) -> ElementType {
+    match dtype {
+        Dtype::F32 => ElementType::F32,
+        Dtype::I32 => ElementType::S32,
+        Dtype::Bool => ElementType::Pred,
+        other => panic!("no fixture input is {other:?}"),
+    }
+}
+
+fn run(client: &Client, text: &str, inputs: &[Array]) -> Vec<Vec<u8>> {
+    let exe = client
+        .compile(&Program::mlir(text), &CompileOptions::new())
+        .unwrap_or_else(|e| panic!("{e}\n{text}"));
+    let buffers: Vec<_> = inputs
+        .iter()
+        .map(|a| {
+            let dims: Vec<i64> = a.shape().iter().map(|&d| d as i64).collect();
+            client
+                .buffer_from_host(a.data(), element_type(a.dtype()), &dims, 0)
+                .unwrap()
+        })
+        .collect();
+    let refs: Vec<_> = buffers.iter().collect();
+    let outputs = exe.execute(&[&refs]).unwrap();
+    outputs[0].iter().map(|b| b.to_host().unwrap()).collect()
+}
+
+/// Equal, or for f32 within a few ulp-sized relative error; NaN matches NaN.
+fn close(got: &[u8], want: &[u8], dtype: Dtype) -> Result<(), String> {
+    if dtype != Dtype::F32 {
+        return (got == want).then_some(()).ok_or("differs".to_owned());
+    }
+    let floats = |b: &[u8]| -> Vec<f32> {
+        b.chunks_exact(4)
+            .map(|c| f32::from_le_bytes(c.try_into().unwrap()))
+            .collect()
+    };
+    for (i, (g, w)) in floats(got).into_iter().zip(floats(want)).enumerate() {
+        let same = (g.is_nan() && w.is_nan())
+            || g == w
+            || (w.is_finite() && (g - w).abs() <= 1e-5 * w.abs().max(1e-30));
+        if !same {
+            return Err(format!("element {i}: {g} vs {w}"));
+        }
+    }
+    Ok(())
+}
+
+#[test]
+fn legalized_chlo_computes_what_xla_computes() {
+    let client = cpu_client();
+    let mut failures = Vec::new();
+    for fixture in chlo_fixtures() {
+        for form in ["pretty", "generic"] {
+            let path = jax_dir().join(format!("{}.{form}.mlir", fixture.name));
+            let text = std::fs::read_to_string(&path).unwrap();
+            let mut module = tpuc_ir::parse::parse_module(&text).unwrap();
+            tpuc_ir::verify(&module).unwrap();
+            assert!(has_chlo(&module), "{}", path.display());
+            let options = PassOptions {
+                pipeline: "chlo-legalize".to_owned(),
+                run: RunOptions {
+                    verify_each: true,
+                    ..RunOptions::default()
+                },
+            };
+            options.run(&mut module).unwrap();
+            assert!(!has_chlo(&module), "{}: CHLO left", path.display());
+            let legalized = generic(&module, &PrintOptions::default());
+
+            let ours = run(&client, &legalized, &fixture.inputs);
+            let xla = run(&client, &text, &fixture.inputs);
+            for (i, jax) in fixture.outputs.iter().enumerate() {
+                let dtype = jax.dtype();
+                if let Err(e) = close(&ours[i], &xla[i], dtype) {
+                    failures.push(format!("{} ({form}) output {i} vs XLA: {e}", fixture.name));
+                }
+                // JAX's numbers came from jaxlib 0.10.2's XLA; where the plugin's newer XLA
+                // departs from them (digamma(0) = -inf, was NaN), the plugin is the reference.
+                if close(&xla[i], jax.data(), dtype).is_ok()
+                    && let Err(e) = close(&ours[i], jax.data(), dtype)
+                {
+                    failures.push(format!("{} ({form}) output {i} vs JAX: {e}", fixture.name));
+                }
+            }
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
