@@ -76,7 +76,7 @@ pub fn run(args: &Args) -> Result<ExitCode> {
     let report = tpuc_driver::compile(
         &args.model,
         &args.targets,
-        &args.lowering.options(),
+        &args.lowering.options()?,
         &plugins,
         &caches,
     )?;
@@ -103,8 +103,18 @@ pub fn run(args: &Args) -> Result<ExitCode> {
                 .compiled
                 .iter()
                 .map(|compiled| {
+                    let signature = &compiled.manifest.signature;
+                    let mesh = signature.mesh.as_ref().map(|axes| {
+                        axes.iter()
+                            .map(|a| format!("{}={}", a.name, a.size))
+                            .collect::<Vec<_>>()
+                            .join(",")
+                    });
                     serde_json::json!({
                         "target": compiled.target.to_string(),
+                        "devices": compiled.target.devices(),
+                        "partitions": signature.mesh.as_ref().map_or(1, |axes| axes.iter().map(|a| a.size).product::<u64>()),
+                        "mesh": mesh,
                         "key": compiled.key,
                         "hit": compiled.origin != Origin::Compiled,
                         "origin": compiled.origin.name(),

@@ -64,7 +64,7 @@ pub fn run(args: &Args) -> Result<ExitCode> {
         .iter()
         .map(Input::read)
         .collect::<Result<Vec<_>, _>>()?;
-    let prepared = tpuc_driver::prepare(&args.model, &inputs, &args.lowering.options())?;
+    let prepared = tpuc_driver::prepare(&args.model, &inputs, &args.lowering.options()?)?;
     let runtime = Runtime::cpu(args.plugin.as_deref())?;
     let result = match args.cache.open() {
         Ok(cache) => {

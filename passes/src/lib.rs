@@ -1,6 +1,7 @@
 //! Passes over a StableHLO [`Module`](tpuc_ir::Module): the pass manager ([`Pipeline`]), the
 //! greedy pattern rewriter ([`rewrite`]) and the simplification passes: `canonicalize`
-//! (folds and rewrite patterns), `fold` (constant folding alone), `cse`, `dce` and `prune-args`.
+//! (folds and rewrite patterns), `fold` (constant folding alone), `cse`, `dce` and `prune-args`;
+//! and `sharding-propagate` ([`sharding`]), Shardy-style sharding propagation.
 //!
 //! ```
 //! let pipeline = tpuc_passes::Pipeline::parse("canonicalize,cse,dce").unwrap();
@@ -15,6 +16,7 @@ mod pass;
 mod pipeline;
 mod prune_args;
 pub mod rewrite;
+pub mod sharding;
 
 pub use error::PassError;
 pub use pass::{Pass, PassContext};

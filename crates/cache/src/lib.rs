@@ -32,7 +32,7 @@ pub use error::{CacheError, Result};
 pub use key::{FRONTEND_ENCODING, FrontendParts, KEY_ENCODING, Key, KeyParts, TargetId};
 pub use maintenance::{EntryInfo, GcReport, Listing, Stats, VerifyReport, parse_size};
 pub use manifest::{
-    Binding, MANIFEST_FORMAT, Manifest, ModuleRecord, Payload, PluginInfo, Signature,
+    Binding, MANIFEST_FORMAT, Manifest, MeshAxis, ModuleRecord, Payload, PluginInfo, Signature,
 };
 pub use store::{Cache, Hit, Lookup, Mode, Stored, default_dir};
 

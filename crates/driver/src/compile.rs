@@ -99,6 +99,28 @@ impl Target {
         }
     }
 
+    /// The number of devices: `cpu:N` has N, a TPU topology the product of its chip grid
+    /// (`v5e:2x4` has 8; one device per chip).
+    pub fn devices(&self) -> u64 {
+        match self {
+            Target::Cpu { devices } => *devices as u64,
+            Target::Tpu { topology } => topology.split_once(':').map_or(1, |(_, grid)| {
+                grid.split('x')
+                    .filter_map(|n| n.parse::<u64>().ok())
+                    .product()
+            }),
+        }
+    }
+
+    /// `options` for this target: a sharding plan learns the target's device count.
+    pub fn lower_options(&self, options: &LowerOptions) -> LowerOptions {
+        let mut options = options.clone();
+        if let Some(request) = &options.sharding {
+            options.sharding = Some(request.for_devices(self.devices()));
+        }
+        options
+    }
+
     /// The topology as it enters the key: `v5e:2x2`, `cpu:1`.
     fn topology(&self) -> String {
         match self {
@@ -169,23 +191,39 @@ pub fn compile(
 ) -> Result<CompileReport> {
     let mut warnings = Vec::new();
     let cache = &caches.local;
-    let Frontend {
-        key: frontend_key,
-        hit: frontend_hit,
-        module_sha256,
-        module,
-        passes,
-    } = frontend(model, options, cache, &mut warnings)?;
-
+    let mut frontends: Vec<(u64, Frontend)> = Vec::new();
     let (env, unknown) = knobs::current();
     warn_unknown(unknown, &mut warnings);
     let mut compiled = Vec::new();
     for target in targets {
         let started = Instant::now();
+        // A sharded module depends on the device count; an unsharded one is the same for all.
+        let devices = if options.sharding.is_some() {
+            target.devices()
+        } else {
+            0
+        };
+        if !frontends.iter().any(|(d, _)| *d == devices) {
+            let target_options = target.lower_options(options);
+            let lowered = frontend(model, &target_options, cache, &mut warnings)?;
+            frontends.push((devices, lowered));
+        }
+        let module = &frontends
+            .iter()
+            .find(|(d, _)| *d == devices)
+            .expect("just added")
+            .1;
+        warn_one_chip(target, &module.module, &mut warnings);
         let plugin = plugins.locate(target.plugin_kind())?;
         let identity = plugin_identity(&plugin, target, cache, &mut warnings)?;
-        let compile_options = CompileOptions::new();
-        let parts = key_parts(module_sha256, &compile_options, &identity, target, &env);
+        let compile_options = compile_options(&module.module);
+        let parts = key_parts(
+            module.module_sha256,
+            &compile_options,
+            &identity,
+            target,
+            &env,
+        );
         let key = parts.key();
         if let Some(found) = caches.lookup(&key, &mut warnings) {
             compiled.push(Compiled {
@@ -199,6 +237,7 @@ pub fn compile(
             });
             continue;
         }
+        let module = &module.module;
         let (compiled_executable, compile_time) =
             compile_executable(&plugin, target, &module.text, &compile_options)?;
         let fresh = FreshExecutable {
@@ -221,6 +260,14 @@ pub fn compile(
             seconds: started.elapsed().as_secs_f64(),
         });
     }
+    let first = frontends.into_iter().next().map(|(_, f)| f);
+    let (frontend_key, frontend_hit, module_sha256, passes) = match first {
+        Some(f) => (f.key, f.hit, f.module_sha256, f.passes),
+        None => {
+            let f = frontend(model, options, cache, &mut warnings)?;
+            (f.key, f.hit, f.module_sha256, f.passes)
+        }
+    };
     Ok(CompileReport {
         frontend_hit,
         frontend_key,
@@ -229,6 +276,43 @@ pub fn compile(
         warnings,
         passes,
     })
+}
+
+/// The compile options of a module: SPMD over its mesh's devices with the Shardy partitioner
+/// (partition `i` on device `i`) for a sharded module, one partition otherwise.
+pub fn compile_options(module: &ModuleRecord) -> CompileOptions {
+    spmd_options(partitions(module))
+}
+
+/// One partition, or `partitions` SPMD partitions on devices `0..partitions` with Shardy.
+pub fn spmd_options(partitions: u64) -> CompileOptions {
+    if partitions <= 1 {
+        return CompileOptions::new();
+    }
+    let devices: Vec<i64> = (0..partitions as i64).collect();
+    CompileOptions::new()
+        .partition_devices(&devices)
+        .shardy(true)
+}
+
+/// The number of devices a module's mesh spans (1 without a mesh).
+pub fn partitions(module: &ModuleRecord) -> u64 {
+    module
+        .signature
+        .mesh
+        .as_ref()
+        .map_or(1, |axes| axes.iter().map(|a| a.size).product())
+}
+
+/// Says so when an executable for a multi-device target uses one device of it.
+fn warn_one_chip(target: &Target, module: &ModuleRecord, warnings: &mut Vec<String>) {
+    let devices = target.devices();
+    if devices > 1 && partitions(module) == 1 {
+        warnings.push(format!(
+            "{target} has {devices} devices, but this executable uses one of them; \
+             --shard dp|fsdp|tp|dp+tp|fsdp+tp or a plan file uses them all (docs/sharding.md)"
+        ));
+    }
 }
 
 /// A program's lowered module: from the cache, or lowered now and stored.
@@ -257,6 +341,9 @@ fn frontend(
         Some((digest, record)) => (digest, record, None),
         None => {
             let lowered = tpuc_lower::lower(&archive, options)?;
+            if let Some(report) = &lowered.sharding {
+                warnings.extend(report.assignment.notes.iter().cloned());
+            }
             let record = module_record(&lowered);
             let digest = sha256(record.text.as_bytes());
             if let Err(error) = cache.insert_module(&key, &record) {
@@ -286,13 +373,13 @@ pub fn cached_key(
     warnings: &mut Vec<String>,
 ) -> Result<(Key, bool)> {
     let cache = &caches.local;
-    let frontend = frontend(model, options, cache, warnings)?;
+    let frontend = frontend(model, &target.lower_options(options), cache, warnings)?;
     let (env, _) = knobs::current();
     let plugin = plugins.locate(target.plugin_kind())?;
     let identity = plugin_identity(&plugin, target, cache, warnings)?;
     let parts = key_parts(
         frontend.module_sha256,
-        &CompileOptions::new(),
+        &compile_options(&frontend.module),
         &identity,
         target,
         &env,
@@ -393,7 +480,7 @@ pub fn run_cached(
     warn_unknown(unknown, &mut warnings);
     let parts = key_parts(
         sha256(module.text.as_bytes()),
-        &CompileOptions::new(),
+        &compile_options(&module),
         &identity,
         &target,
         &env,
@@ -441,6 +528,11 @@ pub fn frontend_parts(archive: &Archive, options: &LowerOptions) -> Result<Front
         "dims": options.dims,
         "input_shapes": options.input_shapes,
         "passes": options.passes.pipeline,
+        "sharding": options
+            .sharding
+            .as_ref()
+            .map(|request| request.key_text().map_err(tpuc_lower::LowerError::from))
+            .transpose()?,
     });
     let inlined_weights_sha256 = if options.inline_weights {
         let mut all = Vec::new();
@@ -488,6 +580,7 @@ pub fn module_record(lowered: &tpuc_lower::Lowered) -> ModuleRecord {
         index,
         dtype: dtype.torch_name().to_owned(),
         shape: shape.to_vec(),
+        sharding: None,
     };
     let arguments = lowered
         .arguments
@@ -530,10 +623,45 @@ pub fn module_record(lowered: &tpuc_lower::Lowered) -> ModuleRecord {
             ),
         })
         .collect();
+    let mut signature = Signature {
+        arguments,
+        results,
+        mesh: None,
+    };
+    record_shardings(&lowered.module, &mut signature);
     ModuleRecord {
         text,
-        signature: Signature { arguments, results },
+        signature,
         dims: lowered.dims.clone(),
+    }
+}
+
+/// Copies a sharded module's mesh and the `sdy.sharding` of `main`'s arguments and results
+/// into the signature, for runtimes that place the slices.
+fn record_shardings(module: &tpuc_ir::Module, signature: &mut Signature) {
+    let (Some(mesh), Some(main)) = (module.meshes.first(), module.function("main")) else {
+        return;
+    };
+    signature.mesh = Some(
+        mesh.axes
+            .iter()
+            .map(|axis| tpuc_cache::MeshAxis {
+                name: axis.name.clone(),
+                size: axis.size,
+            })
+            .collect(),
+    );
+    let axes = |attrs: &tpuc_ir::NamedAttrs, rank: usize| match attrs.get("sdy.sharding") {
+        Some(tpuc_ir::Attribute::Sharding(sharding)) => {
+            sharding.dims.iter().map(|d| d.axes.clone()).collect()
+        }
+        _ => vec![Vec::new(); rank],
+    };
+    for (binding, attrs) in signature.arguments.iter_mut().zip(&main.arg_attrs) {
+        binding.sharding = Some(axes(attrs, binding.shape.len()));
+    }
+    for (binding, attrs) in signature.results.iter_mut().zip(&main.result_attrs) {
+        binding.sharding = Some(axes(attrs, binding.shape.len()));
     }
 }
 

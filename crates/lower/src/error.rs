@@ -94,6 +94,10 @@ pub enum LowerError {
     #[error(transparent)]
     #[diagnostic(transparent)]
     Passes(#[from] tpuc_passes::PassError),
+
+    #[error(transparent)]
+    #[diagnostic(transparent)]
+    Shard(#[from] tpuc_shard::PlanError),
 }
 
 /// An op lowering's failure, before the walker adds where it happened.

@@ -30,6 +30,7 @@ mod ops;
 mod promote;
 mod registry;
 mod schema;
+mod sharding;
 mod specialize;
 mod support;
 
@@ -53,6 +54,8 @@ pub struct LowerOptions {
     pub keep_going: bool,
     /// The passes run on the lowered module (the default pipeline unless told otherwise).
     pub passes: tpuc_passes::PassOptions,
+    /// A sharding plan applied after the passes (`--shard`, `--mesh`; docs/sharding.md).
+    pub sharding: Option<tpuc_shard::ShardRequest>,
 }
 
 /// A lowered program: the module and how `main`'s arguments and results map to the program.
@@ -68,6 +71,8 @@ pub struct Lowered {
     pub dims: BTreeMap<String, i64>,
     /// What the passes did: timing, op counts, IR dumps, removed arguments.
     pub passes: tpuc_passes::PipelineReport,
+    /// What the sharding plan decided, when there was one.
+    pub sharding: Option<tpuc_shard::ShardReport>,
 }
 
 /// Lowers the archive's program to a StableHLO module with a public `main`.
