@@ -83,7 +83,9 @@ pub fn run(args: &Args) -> Result<ExitCode> {
     if let (Some(path), [compiled]) = (&args.output, report.compiled.as_slice()) {
         tpuc_driver::write_atomically(path, &compiled.executable)?;
     }
-    for warning in &report.warnings {
+    let mut warnings = report.warnings.clone();
+    warnings.extend(report.compiled.iter().filter_map(one_device_warning));
+    for warning in &warnings {
         eprintln!("warning: {warning}");
     }
     match &report.passes {
@@ -113,7 +115,9 @@ pub fn run(args: &Args) -> Result<ExitCode> {
                     serde_json::json!({
                         "target": compiled.target.to_string(),
                         "devices": compiled.target.devices(),
-                        "partitions": signature.mesh.as_ref().map_or(1, |axes| axes.iter().map(|a| a.size).product::<u64>()),
+                        "partitions": signature.mesh.as_ref().map_or(1, |axes| {
+                            axes.iter().map(|a| a.size).product::<u64>()
+                        }),
                         "mesh": mesh,
                         "key": compiled.key,
                         "hit": compiled.origin != Origin::Compiled,
@@ -134,7 +138,7 @@ pub fn run(args: &Args) -> Result<ExitCode> {
                 "module_sha256": report.module_sha256,
                 "targets": targets,
                 "output": args.output,
-                "warnings": report.warnings,
+                "warnings": warnings,
                 "seconds": seconds,
             }))?;
         }
@@ -177,6 +181,24 @@ pub fn run(args: &Args) -> Result<ExitCode> {
         }
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// Says so when the executable for a multi-device target uses one of its devices.
+fn one_device_warning(compiled: &tpuc_driver::Compiled) -> Option<String> {
+    let devices = compiled.target.devices();
+    let partitions = compiled
+        .manifest
+        .signature
+        .mesh
+        .as_ref()
+        .map_or(1, |axes| axes.iter().map(|a| a.size).product::<u64>());
+    (devices > 1 && partitions == 1).then(|| {
+        format!(
+            "{} has {devices} devices, but this executable uses one of them; --shard \
+             dp|fsdp|tp|dp+tp|fsdp+tp or a plan file uses them all (docs/sharding.md)",
+            compiled.target
+        )
+    })
 }
 
 /// The main numbers of what the plugin reported, per device: `flops 3.4e7, bytes accessed

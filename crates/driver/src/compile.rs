@@ -213,7 +213,6 @@ pub fn compile(
             .find(|(d, _)| *d == devices)
             .expect("just added")
             .1;
-        warn_one_chip(target, &module.module, &mut warnings);
         let plugin = plugins.locate(target.plugin_kind())?;
         let identity = plugin_identity(&plugin, target, cache, &mut warnings)?;
         let compile_options = compile_options(&module.module);
@@ -302,17 +301,6 @@ pub fn partitions(module: &ModuleRecord) -> u64 {
         .mesh
         .as_ref()
         .map_or(1, |axes| axes.iter().map(|a| a.size).product())
-}
-
-/// Says so when an executable for a multi-device target uses one device of it.
-fn warn_one_chip(target: &Target, module: &ModuleRecord, warnings: &mut Vec<String>) {
-    let devices = target.devices();
-    if devices > 1 && partitions(module) == 1 {
-        warnings.push(format!(
-            "{target} has {devices} devices, but this executable uses one of them; \
-             --shard dp|fsdp|tp|dp+tp|fsdp+tp or a plan file uses them all (docs/sharding.md)"
-        ));
-    }
 }
 
 /// A program's lowered module: from the cache, or lowered now and stored.

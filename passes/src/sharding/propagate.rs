@@ -81,8 +81,9 @@ pub fn step(function: &Function, op: OpId, rule: &OpRule, state: &mut State) -> 
     changed
 }
 
-/// The axes of each factor: from every dimension carrying it, fixed shardings first; an axis
-/// is used by one factor only (pass-through factors claim theirs first).
+/// The axes of each factor: from every dimension carrying it, fixed shardings first (a
+/// replicated dimension proposes nothing); an axis is used by one factor only (pass-through
+/// factors claim theirs first).
 fn choose_factors(rule: &OpRule, current: &[Vec<DimState>], state: &State) -> Vec<Vec<String>> {
     let mut fixed: Vec<Vec<Vec<String>>> = vec![Vec::new(); rule.factors.len()];
     let mut open: Vec<Vec<Vec<String>>> = vec![Vec::new(); rule.factors.len()];
@@ -90,6 +91,10 @@ fn choose_factors(rule: &OpRule, current: &[Vec<DimState>], state: &State) -> Ve
         for (dim_factors, dim) in factors.iter().zip(dims) {
             let sizes: Vec<u64> = dim_factors.iter().map(|&f| rule.factors[f].size).collect();
             for (k, axes) in distribute(&dim.axes, &sizes, state).into_iter().enumerate() {
+                // A replicated dimension asks nothing of the others: its tensor can be sliced.
+                if axes.is_empty() {
+                    continue;
+                }
                 let into = if dim.fixed { &mut fixed } else { &mut open };
                 into[dim_factors[k]].push(axes);
             }
