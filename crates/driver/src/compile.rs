@@ -23,7 +23,7 @@ use tpuc_pt2::Archive;
 
 use crate::error::{DriverError, Result};
 use crate::run::{Prepared, RunOutput};
-use crate::runtime::Runtime;
+use crate::runtime::{Runtime, spmd_options};
 use crate::tiers::{CacheTiers, Origin, not_stored};
 
 /// TPU generations libtpu compiles for, with a topology name of each that it accepts.
@@ -280,19 +280,9 @@ pub fn compile(
 /// The compile options of a module: SPMD over its mesh's devices with the Shardy partitioner
 /// (partition `i` on device `i`) for a sharded module, one partition otherwise.
 pub fn compile_options(module: &ModuleRecord) -> CompileOptions {
-    spmd_options(partitions(module))
+    spmd_options(partitions(module) as usize)
 }
 
-/// One partition, or `partitions` SPMD partitions on devices `0..partitions` with Shardy.
-pub fn spmd_options(partitions: u64) -> CompileOptions {
-    if partitions <= 1 {
-        return CompileOptions::new();
-    }
-    let devices: Vec<i64> = (0..partitions as i64).collect();
-    CompileOptions::new()
-        .partition_devices(&devices)
-        .shardy(true)
-}
 
 /// The number of devices a module's mesh spans (1 without a mesh).
 pub fn partitions(module: &ModuleRecord) -> u64 {
@@ -461,14 +451,16 @@ pub fn run_cached(
     let mut warnings = Vec::new();
     let cache = &caches.local;
     let module = module_record(&prepared.lowered.program);
-    let target = Target::Cpu { devices: 1 };
+    let devices = prepared.placement()?.device_count();
+    let target = Target::Cpu { devices };
+    let compile_options = spmd_options(devices);
     let plugin = runtime.plugin_path();
     let identity = plugin_identity(plugin, &target, cache, &mut warnings)?;
     let (env, unknown) = knobs::current();
     warn_unknown(unknown, &mut warnings);
     let parts = key_parts(
         sha256(module.text.as_bytes()),
-        &compile_options(&module),
+        &compile_options,
         &identity,
         &target,
         &env,
@@ -478,7 +470,7 @@ pub fn run_cached(
         Some(found) => (runtime.deserialize(&found.payload)?, true),
         None => {
             let started = Instant::now();
-            let executable = runtime.compile(&module.text)?;
+            let executable = runtime.compile_with(&module.text, &compile_options)?;
             let fresh = FreshExecutable {
                 compile_time: started.elapsed(),
                 bytes: executable.serialize()?,
