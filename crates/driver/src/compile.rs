@@ -283,7 +283,6 @@ pub fn compile_options(module: &ModuleRecord) -> CompileOptions {
     spmd_options(partitions(module) as usize)
 }
 
-
 /// The number of devices a module's mesh spans (1 without a mesh).
 pub fn partitions(module: &ModuleRecord) -> u64 {
     module

@@ -2,6 +2,7 @@
 //! the plan file's rules, each checked against the tensor's shape and the mesh.
 
 use tpuc_ir::Function;
+use tpuc_passes::Pass;
 
 use crate::error::PlanError;
 use crate::megatron;
@@ -9,6 +10,7 @@ use crate::mesh::MeshSpec;
 use crate::plan_file::{PlanFile, SpecValue};
 use crate::request::{DATA_AXIS, MODEL_AXIS, PlanSource, Preset, ShardRequest};
 use crate::spec::TensorSpec;
+use crate::tiles::tiled_elements;
 
 /// What a `main` argument is.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -176,6 +178,11 @@ fn apply_preset(
                 None => TensorSpec::open(rank),
             };
         }
+        if preset.splits_weights_on_data() {
+            // FSDP adds the data axis to a dimension the model axis leaves free, so what
+            // propagation gives the open weights must be known first.
+            settle_open(main, mesh, specs);
+        }
     }
     if preset.splits_weights_on_data() {
         for (index, role) in arguments.iter().enumerate() {
@@ -187,11 +194,7 @@ fn apply_preset(
             let candidates = (0..shape.len()).filter(|&d| {
                 spec.dims[d].axes.is_empty() && shape[d] % data == 0 && shape[d] >= data
             });
-            let best = candidates.min_by_key(|&d| {
-                let mut shard = shape.clone();
-                shard[d] /= data;
-                tiled_elements(&shard)
-            });
+            let best = candidates.min_by_key(|&d| tiled_elements(shape, d, data));
             if let Some(dim) = best {
                 spec.dims[dim].axes.push(DATA_AXIS.to_owned());
                 spec.dims[dim].open = false;
@@ -201,18 +204,24 @@ fn apply_preset(
     Ok(())
 }
 
-/// The elements a shard occupies in TPU memory, whose arrays are stored in tiles of 8 × 128
-/// over their two most minor dimensions (the compiler puts the larger one last): FSDP splits
-/// the dimension that wastes least, so a `[128, 64]` weight over 4 devices becomes
-/// `[128, 16]` (exact tiles), not `[32, 64]` (half padding).
-fn tiled_elements(shape: &[u64]) -> u64 {
-    let up = |n: u64, to: u64| n.div_ceil(to) * to;
-    match shape {
-        [] => 1,
-        [n] => up(*n, 128),
-        [outer @ .., a, b] => {
-            let tiles = (up(*a, 8) * up(*b, 128)).min(up(*b, 8) * up(*a, 128));
-            outer.iter().product::<u64>() * tiles
+/// Replaces open dimensions of `specs` by what propagation gives them, on a copy of `main`.
+fn settle_open(main: &Function, mesh: &MeshSpec, specs: &mut [TensorSpec]) {
+    let mut scratch = tpuc_ir::Module::new();
+    scratch.meshes = vec![mesh.to_ir()];
+    let mut main = main.clone();
+    for (attrs, spec) in main.arg_attrs.iter_mut().zip(specs.iter()) {
+        attrs.set("sdy.sharding", tpuc_ir::Attribute::Sharding(spec.to_ir()));
+    }
+    scratch.functions.push(main);
+    tpuc_passes::sharding::ShardingPropagate.run(&mut scratch, &mut Default::default());
+    for (attrs, spec) in scratch.functions[0].arg_attrs.iter().zip(specs.iter_mut()) {
+        if let Some(tpuc_ir::Attribute::Sharding(settled)) = attrs.get("sdy.sharding") {
+            for (dim, settled) in spec.dims.iter_mut().zip(&settled.dims) {
+                if dim.open {
+                    dim.axes = settled.axes.clone();
+                    dim.open = false;
+                }
+            }
         }
     }
 }

@@ -16,6 +16,7 @@ mod mesh;
 mod plan_file;
 mod request;
 mod spec;
+mod tiles;
 
 pub use apply::{ShardReport, apply};
 pub use assign::{ArgumentRole, Assignment, ResultRole};

@@ -13,7 +13,8 @@
 //! reduction over the split dimension, an op without a rule) is undone and the walk repeats,
 //! so attention keeps whole heads: q/k/v column-split, the output projection row-split; the
 //! MLP's up/gate column-split and down row-split. Embedding tables (gathered weights) split
-//! on the vocabulary, else the hidden dimension.
+//! on the vocabulary or the hidden dimension, whichever fills TPU tiles better (vocabulary on
+//! ties).
 
 use std::collections::{BTreeSet, HashMap, HashSet};
 
@@ -92,7 +93,9 @@ pub fn find(function: &Function, is_weight: &[bool], size: u64) -> Splits {
             continue;
         }
         let shape = arg_shape(function, arg);
-        if let Some(&dim) = dims.iter().find(|&&d| shape[d] % size == 0) {
+        let divisible = dims.iter().copied().filter(|&d| shape[d] % size == 0);
+        if let Some(dim) = divisible.min_by_key(|&d| crate::tiles::tiled_elements(&shape, d, size))
+        {
             splits.insert(arg, dim);
         }
     }
