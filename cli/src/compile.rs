@@ -115,9 +115,7 @@ pub fn run(args: &Args) -> Result<ExitCode> {
                     serde_json::json!({
                         "target": compiled.target.to_string(),
                         "devices": compiled.target.devices(),
-                        "partitions": signature.mesh.as_ref().map_or(1, |axes| {
-                            axes.iter().map(|a| a.size).product::<u64>()
-                        }),
+                        "partitions": tpuc_driver::compile::partitions(signature),
                         "mesh": mesh,
                         "key": compiled.key,
                         "hit": compiled.origin != Origin::Compiled,
@@ -186,12 +184,7 @@ pub fn run(args: &Args) -> Result<ExitCode> {
 /// Says so when the executable for a multi-device target uses one of its devices.
 fn one_device_warning(compiled: &tpuc_driver::Compiled) -> Option<String> {
     let devices = compiled.target.devices();
-    let partitions = compiled
-        .manifest
-        .signature
-        .mesh
-        .as_ref()
-        .map_or(1, |axes| axes.iter().map(|a| a.size).product::<u64>());
+    let partitions = tpuc_driver::compile::partitions(&compiled.manifest.signature);
     (devices > 1 && partitions == 1).then(|| {
         format!(
             "{} has {devices} devices, but this executable uses one of them; --shard \

@@ -150,7 +150,10 @@ fn the_plan_and_mesh_enter_the_key_and_the_manifest_records_shardings() {
     // The embedding splits on the hidden dimension ([256, 16] fills TPU tiles, [64, 64] would
     // not); the residual stream and the norms' weights follow it.
     assert_eq!(argument("inner.model.embed_tokens.weight"), row);
-    assert_eq!(argument("inner.model.norm.weight"), serde_json::json!([["tp"]]));
+    assert_eq!(
+        argument("inner.model.norm.weight"),
+        serde_json::json!([["tp"]])
+    );
 }
 
 #[test]

@@ -280,13 +280,12 @@ pub fn compile(
 /// The compile options of a module: SPMD over its mesh's devices with the Shardy partitioner
 /// (partition `i` on device `i`) for a sharded module, one partition otherwise.
 pub fn compile_options(module: &ModuleRecord) -> CompileOptions {
-    spmd_options(partitions(module) as usize)
+    spmd_options(partitions(&module.signature) as usize)
 }
 
 /// The number of devices a module's mesh spans (1 without a mesh).
-pub fn partitions(module: &ModuleRecord) -> u64 {
-    module
-        .signature
+pub fn partitions(signature: &Signature) -> u64 {
+    signature
         .mesh
         .as_ref()
         .map_or(1, |axes| axes.iter().map(|a| a.size).product())
@@ -646,15 +645,21 @@ fn record_shardings(module: &tpuc_ir::Module, signature: &mut Signature) {
 
 /// Compiles StableHLO text (either form) for `target` without touching the cache: the time the
 /// plugin's compile call took (not loading the plugin, nor opening a topology or client) and
-/// what the plugin reports about the executable. For benchmarks of the compiler itself.
+/// what the plugin reports about the executable. For benchmarks of the compiler itself. A
+/// sharded module compiles over its `mhlo.num_partitions` devices.
 pub fn compile_module_report(
     module_text: &str,
     target: &Target,
     plugins: &PluginPaths,
 ) -> Result<(Duration, ExecutableReport)> {
     let plugin = plugins.locate(target.plugin_kind())?;
-    let (executable, compile_time) =
-        compile_executable(&plugin, target, module_text, &CompileOptions::new())?;
+    // A sharded module says over how many devices (`mhlo.num_partitions`).
+    let partitions = tpuc_ir::parse::parse_module(module_text)
+        .ok()
+        .and_then(|module| module.num_partitions)
+        .unwrap_or(1);
+    let options = spmd_options(partitions as usize);
+    let (executable, compile_time) = compile_executable(&plugin, target, module_text, &options)?;
     let report = executable.report().map_err(DriverError::pjrt(
         "reading the executable's memory and cost",
     ))?;

@@ -7,7 +7,8 @@ use tpuc_passes::{Pass, PassContext};
 use crate::assign::{ArgumentRole, Assignment, ResultRole, assign};
 use crate::error::PlanError;
 use crate::memory::MemoryEstimate;
-use crate::request::ShardRequest;
+use crate::pin::pin_intermediates;
+use crate::request::{PlanSource, ShardRequest};
 
 const SHARDING: &str = "sdy.sharding";
 
@@ -20,7 +21,8 @@ pub struct ShardReport {
 
 /// Shards `module`'s public `main` by `request`: afterwards the module has one `sdy.mesh`,
 /// `mhlo.num_partitions` equal to the mesh's device count, a closed `sdy.sharding` on every
-/// argument and result of `main` and an open one on every op of its body.
+/// argument and result of `main`, an `sdy.sharding_constraint` after every intermediate the
+/// plan pins, and an open sharding on every op of its body.
 pub fn apply(
     module: &mut Module,
     arguments: &[ArgumentRole],
@@ -43,7 +45,15 @@ pub fn apply(
             attrs.set(SHARDING, Attribute::Sharding(spec.to_ir()));
         }
     }
+    if let PlanSource::File(file) = &request.plan {
+        pin_intermediates(main, file, &assignment.mesh)?;
+    }
     tpuc_passes::sharding::ShardingPropagate.run(module, &mut PassContext::default());
+    debug_assert!(
+        tpuc_ir::verify(module).is_ok(),
+        "a sharded module verifies: {:?}",
+        tpuc_ir::verify(module)
+    );
     let is_weight: Vec<bool> = arguments
         .iter()
         .map(|r| matches!(r, ArgumentRole::Weight { .. }))

@@ -13,6 +13,7 @@ mod error;
 mod megatron;
 mod memory;
 mod mesh;
+mod pin;
 mod plan_file;
 mod request;
 mod spec;

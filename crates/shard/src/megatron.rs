@@ -92,7 +92,7 @@ pub fn find(function: &Function, is_weight: &[bool], size: u64) -> Splits {
         if splits.contains_key(&arg) {
             continue;
         }
-        let shape = arg_shape(function, arg);
+        let shape = shape(function, function.args()[arg]);
         let divisible = dims.iter().copied().filter(|&d| shape[d] % size == 0);
         if let Some(dim) = divisible.min_by_key(|&d| crate::tiles::tiled_elements(&shape, d, size))
         {
@@ -102,9 +102,10 @@ pub fn find(function: &Function, is_weight: &[bool], size: u64) -> Splits {
     splits
 }
 
-fn arg_shape(function: &Function, arg: usize) -> Vec<u64> {
+/// The static shape of `value` (empty if it has none).
+fn shape(function: &Function, value: Value) -> Vec<u64> {
     function
-        .value_type(function.args()[arg])
+        .value_type(value)
         .as_tensor()
         .and_then(|t| t.static_shape())
         .unwrap_or_default()
@@ -267,11 +268,11 @@ fn walk(
                 walk.rows.push(l);
                 continue;
             }
-            let free_size = weight_dim_size(
-                function,
-                data.operands[1 - linear.activation],
-                linear.weight_free,
-            );
+            let weight = data.operands[1 - linear.activation];
+            let free_size = shape(function, weight)
+                .get(linear.weight_free)
+                .copied()
+                .unwrap_or(0);
             if !others_marked && !undone.contains(&l) && free_size % size == 0 {
                 walk.columns.push(l);
                 let mut out = marks(&markers, data.results[0]);
@@ -337,12 +338,4 @@ fn walk(
         }
     }
     walk
-}
-
-fn weight_dim_size(function: &Function, weight: Value, dim: usize) -> u64 {
-    function
-        .value_type(weight)
-        .as_tensor()
-        .and_then(|t| t.static_shape())
-        .map_or(0, |shape| shape[dim])
 }

@@ -12,6 +12,8 @@
 //! input_ids = [["dp"], "?"]
 //! [outputs]
 //! 0 = [["dp"], [], []]
+//! [intermediates]           # by FX node name (`tpuc lower --emit fx` shows them)
+//! silu = [["dp"], [], ["tp"]]
 //! ```
 
 use std::collections::BTreeMap;
@@ -38,6 +40,8 @@ pub struct PlanFile {
     pub inputs: BTreeMap<String, SpecValue>,
     /// Output position (or mutated buffer/input name) → sharding.
     pub outputs: BTreeMap<String, SpecValue>,
+    /// FX node name → the sharding its value is pinned to (`sdy.sharding_constraint`).
+    pub intermediates: BTreeMap<String, SpecValue>,
 }
 
 /// A sharding as written in a plan, before the tensor's rank and the mesh are known.
@@ -70,6 +74,8 @@ struct Schema {
     inputs: BTreeMap<String, SpecValue>,
     #[serde(default)]
     outputs: BTreeMap<String, SpecValue>,
+    #[serde(default)]
+    intermediates: BTreeMap<String, SpecValue>,
 }
 
 impl PlanFile {
@@ -82,8 +88,8 @@ impl PlanFile {
         let schema: Schema = toml::from_str(contents).map_err(|e| {
             error(
                 e.message().to_owned(),
-                "a plan has `mesh`, `preset`, and [parameters], [inputs], [outputs] tables of \
-                 shardings (docs/sharding.md)",
+                "a plan has `mesh`, `preset`, and [parameters], [inputs], [outputs] and \
+                 [intermediates] tables of shardings (docs/sharding.md)",
             )
         })?;
         let mesh = schema.mesh.as_deref().map(str::parse).transpose()?;
@@ -104,11 +110,13 @@ impl PlanFile {
             parameters: schema.parameters,
             inputs: schema.inputs,
             outputs: schema.outputs,
+            intermediates: schema.intermediates,
         };
         for (section, rules) in [
             ("parameters", &plan.parameters),
             ("inputs", &plan.inputs),
             ("outputs", &plan.outputs),
+            ("intermediates", &plan.intermediates),
         ] {
             for (name, value) in rules {
                 value.check_syntax().map_err(|message| {

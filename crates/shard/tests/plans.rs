@@ -331,3 +331,47 @@ fn requests_key_their_plan_and_mesh() {
     assert_ne!(keys[0], keys[2]);
     assert_eq!(MeshSpec::single("dp", 4).to_string(), "dp=4");
 }
+
+#[test]
+fn plan_files_pin_intermediates_by_fx_node() {
+    let located = MLP.replace(
+        "%3 = stablehlo.tanh %2 : tensor<8x32xf32>",
+        "%3 = stablehlo.tanh %2 : tensor<8x32xf32> loc(\"tanh\")",
+    );
+    let file = plan("mesh = \"dp=2,tp=2\"\n[intermediates]\ntanh = [[\"dp\"], [\"tp\"]]\n");
+    let module = apply(&located, &request(file, None, 4)).unwrap();
+    let text = tpuc_ir::print::pretty(&module, &tpuc_ir::PrintOptions::default());
+    let pinned = text
+        .lines()
+        .find(|l| l.contains("sdy.sharding_constraint"))
+        .unwrap_or_else(|| panic!("no constraint in:\n{text}"));
+    assert!(pinned.contains("<@mesh, [{\"dp\"}, {\"tp\"}]>"), "{pinned}");
+    // The second layer reads the pinned value.
+    let constraint = pinned.split(" = ").next().unwrap().trim();
+    assert!(
+        text.lines()
+            .any(|l| l.contains("dot_general") && l.contains(&format!("{constraint},"))),
+        "{text}"
+    );
+
+    let missing = plan("[intermediates]\nrelu_9 = \"replicated\"\n");
+    let error = apply(&located, &request(missing, Some("dp=2"), 2)).unwrap_err();
+    let help = miette::Diagnostic::help(&error)
+        .map(|h| h.to_string())
+        .unwrap_or_default();
+    assert!(
+        error.to_string().contains("`relu_9` matches no FX node"),
+        "{error}"
+    );
+    assert!(help.contains("tanh"), "{help}");
+
+    let indivisible =
+        plan("mesh = \"dp=2,tp=2\"\n[intermediates]\ntanh = [[\"dp\", \"tp\"], [\"tp\"]]\n");
+    let error = apply(&located, &request(indivisible, None, 4)).unwrap_err();
+    assert!(
+        error
+            .to_string()
+            .contains("intermediate `tanh` has shape [8, 32]"),
+        "{error}"
+    );
+}
