@@ -92,6 +92,41 @@ fn larger_topologies_and_other_generations_compile_sharded() {
 }
 
 #[test]
+fn every_fixture_compiles_sharded_for_v5e_2x2_or_says_why_not() {
+    let cache = tempfile::tempdir().unwrap();
+    let manifest = support::manifest();
+    for (name, model) in manifest["models"].as_object().unwrap() {
+        let file = support::repo_root()
+            .join("testdata")
+            .join(model["files"]["pt2"].as_str().unwrap());
+        let file = file.to_str().unwrap();
+        for flags in [&["--shard", "fsdp"][..], &["--shard", "tp"][..]] {
+            let mut args = vec![
+                "compile",
+                file,
+                "--target",
+                "tpu:v5e:2x2",
+                "--format",
+                "json",
+            ];
+            args.extend(flags);
+            let out = tpuc(cache.path(), &args);
+            let stderr = flat(&String::from_utf8_lossy(&out.stderr));
+            if out.status.success() {
+                let report: Value = serde_json::from_slice(&out.stdout).unwrap();
+                assert_eq!(report["targets"][0]["partitions"], 4, "{name} {flags:?}");
+            } else {
+                // Only a plan that cannot apply may stop it, and it says why.
+                assert!(
+                    stderr.contains("tpuc::shard::"),
+                    "{name} {flags:?}: {stderr}"
+                );
+            }
+        }
+    }
+}
+
+#[test]
 fn the_plan_and_mesh_enter_the_key_and_the_manifest_records_shardings() {
     let cache = tempfile::tempdir().unwrap();
     let (tp, _) = compile(cache.path(), "tpu:v5e:2x2", &["--shard", "tp"]);

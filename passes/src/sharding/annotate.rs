@@ -7,7 +7,8 @@ use super::state::State;
 /// The attribute Shardy reads on arguments, results and ops.
 pub const SHARDING: &str = "sdy.sharding";
 
-/// Closed shardings on the arguments and results, open ones on the ops of the body.
+/// Closed shardings on the arguments and results, open ones on the ops of the body that have
+/// a rule.
 pub fn write(function: &mut Function, state: &State) {
     let rank = |ty: &Type| ty.as_tensor().map_or(0, |t| t.rank());
     let args = function.args().to_vec();
@@ -29,7 +30,10 @@ pub fn write(function: &mut Function, state: &State) {
             }
             continue;
         }
-        if matches!(data.kind, OpKind::ShardingConstraint(_)) || data.results.is_empty() {
+        // Ops without a rule (control flow, custom calls) are XLA's to decide: a sharding on a
+        // `while` even breaks XLA's import of its tuple.
+        let ruled = super::rules::op_rule(function, op).is_some();
+        if !ruled || matches!(data.kind, OpKind::ShardingConstraint(_)) || data.results.is_empty() {
             continue;
         }
         let tensors = data
