@@ -246,7 +246,7 @@ pub fn compile(
             compile_time,
             report: report_or_warn(compiled_executable.report(), target, &mut warnings),
         };
-        let manifest = new_manifest(parts, target, &identity, &plugin, &module, &fresh);
+        let manifest = new_manifest(parts, target, &identity, &plugin, module, &fresh);
         let executable = fresh.bytes;
         let entry = caches.store(&manifest, &executable, &mut warnings);
         compiled.push(Compiled {

@@ -97,7 +97,13 @@ pub enum LowerError {
 
     #[error(transparent)]
     #[diagnostic(transparent)]
-    Shard(#[from] tpuc_shard::PlanError),
+    Shard(Box<tpuc_shard::PlanError>),
+}
+
+impl From<tpuc_shard::PlanError> for LowerError {
+    fn from(error: tpuc_shard::PlanError) -> Self {
+        LowerError::Shard(Box::new(error))
+    }
 }
 
 /// An op lowering's failure, before the walker adds where it happened.

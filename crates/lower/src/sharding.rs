@@ -1,16 +1,17 @@
 //! The sharding plan, applied to the module once the passes have run (`tpuc-shard`).
 
 use tpuc_ir::Module;
-use tpuc_shard::{ArgumentRole, PlanError, ResultRole, ShardReport, ShardRequest};
+use tpuc_shard::{ArgumentRole, ResultRole, ShardReport, ShardRequest};
 
 use crate::bindings::{ArgumentBinding, ArgumentSource, ResultBinding, ResultSource};
+use crate::error::LowerError;
 
 pub(crate) fn apply(
     module: &mut Module,
     arguments: &[ArgumentBinding],
     results: &[ResultBinding],
     request: &ShardRequest,
-) -> Result<ShardReport, PlanError> {
+) -> Result<ShardReport, LowerError> {
     let arguments: Vec<ArgumentRole> = arguments
         .iter()
         .map(|binding| match &binding.source {
@@ -31,5 +32,5 @@ pub(crate) fn apply(
             ResultSource::UserInputMutation { name } => ResultRole::Mutation { name: name.clone() },
         })
         .collect();
-    tpuc_shard::apply(module, &arguments, &results, request)
+    Ok(tpuc_shard::apply(module, &arguments, &results, request)?)
 }

@@ -148,7 +148,7 @@ fn apply_preset(
             let spec = TensorSpec::on_dim(shapes[index].len(), 0, &[DATA_AXIS]);
             // Splitting the batch is all `dp` does: an input it cannot split is an error. The
             // other presets still shard the weights, so they say so and go on.
-            if preset != Preset::Dp && shapes[index][0] % data != 0 {
+            if preset != Preset::Dp && !shapes[index][0].is_multiple_of(data) {
                 notes.push(format!(
                     "{} has shape {:?}: its batch dimension ({}) is not divisible by axis `{DATA_AXIS}` ({data}), so preset {preset} keeps it whole on every device",
                     role.describe(),
@@ -192,7 +192,7 @@ fn apply_preset(
             let spec = &mut specs[index];
             let shape = &shapes[index];
             let candidates = (0..shape.len()).filter(|&d| {
-                spec.dims[d].axes.is_empty() && shape[d] % data == 0 && shape[d] >= data
+                spec.dims[d].axes.is_empty() && shape[d].is_multiple_of(data) && shape[d] >= data
             });
             let best = candidates.min_by_key(|&d| tiled_elements(shape, d, data));
             if let Some(dim) = best {
@@ -263,9 +263,9 @@ fn apply_file(
             let known: Vec<&str> = weights.iter().map(|(_, f)| *f).take(12).collect();
             return Err(PlanError::MatchesNothing {
                 path: file.path.clone(),
-                section: "parameters".to_owned(),
+                section: "parameters",
                 pattern: pattern.clone(),
-                what: "parameter or buffer".to_owned(),
+                what: "parameter or buffer",
                 known: known.join(", "),
             });
         }
@@ -341,16 +341,16 @@ fn resolve(value: &SpecValue, rank: usize, mesh: &MeshSpec) -> Result<TensorSpec
 
 fn nothing(
     file: &PlanFile,
-    section: &str,
+    section: &'static str,
     key: &str,
-    what: &str,
+    what: &'static str,
     known: impl Iterator<Item = String>,
 ) -> PlanError {
     PlanError::MatchesNothing {
         path: file.path.clone(),
-        section: section.to_owned(),
+        section,
         pattern: key.to_owned(),
-        what: what.to_owned(),
+        what,
         known: known.collect::<Vec<_>>().join(", "),
     }
 }

@@ -57,16 +57,12 @@ pub enum PlanError {
         help: String,
     },
 
-    #[error("{tensor} has shape {shape:?}: axis `{axis}` is not in mesh {mesh}")]
-    #[diagnostic(
-        code(tpuc::shard::unknown_axis),
-        help("mesh {mesh} has the axes {known}")
-    )]
+    #[error("{tensor} has shape {shape:?}: axis `{axis}` is not in the mesh")]
+    #[diagnostic(code(tpuc::shard::unknown_axis), help("the mesh has the axes {known}"))]
     UnknownAxis {
         tensor: String,
         shape: Vec<u64>,
         axis: String,
-        mesh: String,
         known: String,
     },
 
@@ -117,9 +113,9 @@ pub enum PlanError {
     #[diagnostic(code(tpuc::shard::no_match), help("{what} of this program: {known}"))]
     MatchesNothing {
         path: String,
-        section: String,
+        section: &'static str,
         pattern: String,
-        what: String,
+        what: &'static str,
         known: String,
     },
 

@@ -93,7 +93,10 @@ pub fn find(function: &Function, is_weight: &[bool], size: u64) -> Splits {
             continue;
         }
         let shape = shape(function, function.args()[arg]);
-        let divisible = dims.iter().copied().filter(|&d| shape[d] % size == 0);
+        let divisible = dims
+            .iter()
+            .copied()
+            .filter(|&d| shape[d].is_multiple_of(size));
         if let Some(dim) = divisible.min_by_key(|&d| crate::tiles::tiled_elements(&shape, d, size))
         {
             splits.insert(arg, dim);

@@ -32,9 +32,9 @@ pub fn pin_intermediates(
             known.truncate(12);
             return Err(PlanError::MatchesNothing {
                 path: file.path.clone(),
-                section: "intermediates".to_owned(),
+                section: "intermediates",
                 pattern: node.clone(),
-                what: "FX node with a tensor result".to_owned(),
+                what: "FX node with a tensor result",
                 known: known.join(", "),
             });
         };

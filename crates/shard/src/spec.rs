@@ -80,7 +80,6 @@ impl TensorSpec {
                         tensor: tensor.to_owned(),
                         shape: shape.to_vec(),
                         axis: axis.clone(),
-                        mesh: mesh.to_string(),
                         known: known.join(", "),
                     });
                 };
