@@ -67,18 +67,18 @@ pub struct LoweringArgs {
 pub struct ShardArgs {
     /// Shard over the target's devices: a preset (dp, fsdp, tp, dp+tp, fsdp+tp) or a TOML
     /// plan file.
-    #[arg(long = "shard", value_name = "PRESET|PLAN.toml")]
-    plan: Option<String>,
+    #[arg(long, value_name = "PRESET|PLAN.toml")]
+    shard: Option<String>,
     /// The device mesh, e.g. `dp=2,tp=2` (its size must be the target's device count);
     /// default: the plan's, else one axis over all devices.
-    #[arg(long, value_name = "AXIS=N,...", requires = "plan")]
+    #[arg(long, value_name = "AXIS=N,...", requires = "shard")]
     mesh: Option<tpuc_shard::MeshSpec>,
 }
 
 impl ShardArgs {
     /// The request, with the plan file read and parsed; `None` without `--shard`.
     pub fn request(&self) -> Result<Option<tpuc_shard::ShardRequest>> {
-        let Some(plan) = &self.plan else {
+        let Some(plan) = &self.shard else {
             return Ok(None);
         };
         let plan = tpuc_shard::PlanSource::parse(plan)?;

@@ -9,7 +9,7 @@ use crate::megatron;
 use crate::mesh::MeshSpec;
 use crate::plan_file::{PlanFile, SpecValue};
 use crate::request::{DATA_AXIS, MODEL_AXIS, PlanSource, Preset, ShardRequest};
-use crate::spec::TensorSpec;
+use crate::spec::{TensorSpec, static_shape};
 use crate::tiles::tiled_elements;
 
 /// What a `main` argument is.
@@ -69,15 +69,7 @@ pub fn assign(
     request: &ShardRequest,
 ) -> Result<Assignment, PlanError> {
     let mesh = request.mesh()?;
-    let shapes: Vec<Vec<u64>> = main
-        .arg_types()
-        .iter()
-        .map(|t| {
-            t.as_tensor()
-                .and_then(|t| t.static_shape())
-                .unwrap_or_default()
-        })
-        .collect();
+    let shapes: Vec<Vec<u64>> = main.arg_types().iter().map(static_shape).collect();
     let mut notes = Vec::new();
     let mut specs: Vec<TensorSpec> = shapes
         .iter()
@@ -108,15 +100,7 @@ pub fn assign(
     for ((spec, shape), role) in specs.iter().zip(&shapes).zip(arguments) {
         spec.check(&role.describe(), shape, &mesh)?;
     }
-    let result_shapes: Vec<Vec<u64>> = main
-        .result_types
-        .iter()
-        .map(|t| {
-            t.as_tensor()
-                .and_then(|t| t.static_shape())
-                .unwrap_or_default()
-        })
-        .collect();
+    let result_shapes: Vec<Vec<u64>> = main.result_types.iter().map(static_shape).collect();
     for ((spec, shape), role) in result_specs.iter().zip(&result_shapes).zip(results) {
         if let Some(spec) = spec {
             spec.check(&role.describe(), shape, &mesh)?;

@@ -107,11 +107,7 @@ pub fn find(function: &Function, is_weight: &[bool], size: u64) -> Splits {
 
 /// The static shape of `value` (empty if it has none).
 fn shape(function: &Function, value: Value) -> Vec<u64> {
-    function
-        .value_type(value)
-        .as_tensor()
-        .and_then(|t| t.static_shape())
-        .unwrap_or_default()
+    crate::spec::static_shape(function.value_type(value))
 }
 
 /// Values that are weights seen through `convert` and `transpose`.

@@ -40,10 +40,7 @@ pub fn pin_intermediates(
         };
         let result = main.op(producer).results[0];
         let ty = main.value_type(result).clone();
-        let shape = ty
-            .as_tensor()
-            .and_then(|t| t.static_shape())
-            .unwrap_or_default();
+        let shape = crate::spec::static_shape(&ty);
         let tensor = format!("intermediate `{node}`");
         let spec = value
             .resolve(shape.len(), mesh)

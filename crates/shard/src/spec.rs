@@ -129,3 +129,10 @@ impl TensorSpec {
         }
     }
 }
+
+/// The static shape of a type (empty for a scalar or a shape with dynamic dimensions).
+pub(crate) fn static_shape(ty: &tpuc_ir::Type) -> Vec<u64> {
+    ty.as_tensor()
+        .and_then(|t| t.static_shape())
+        .unwrap_or_default()
+}

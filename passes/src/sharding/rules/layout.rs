@@ -66,76 +66,28 @@ pub fn transpose(shapes: &Shapes, permutation: &[i64]) -> OpRule {
 /// `slice`, `dynamic_slice`, `pad`: a dimension whose size changes needs replication, the
 /// others pass through. Scalar operands (indices, the padding value) carry nothing.
 pub fn window_like(shapes: &Shapes) -> OpRule {
-    let mut rule = shapes.empty_rule();
-    for (dim, (&before, &after)) in shapes.operands[0]
-        .iter()
-        .zip(&shapes.results[0])
-        .enumerate()
-    {
-        let kind = if before == after {
-            FactorKind::PassThrough
-        } else {
-            FactorKind::NeedReplication
-        };
-        let factor = rule.factor(after, kind);
-        rule.on_operand(0, dim, factor);
-        rule.on_result(0, dim, factor);
-    }
-    rule
+    let (before, after) = (&shapes.operands[0], &shapes.results[0]);
+    shapes.per_dimension(after, 0..1, 0..1, |dim| before[dim] != after[dim])
 }
 
 /// `dynamic_update_slice(operand, update, indices...)`: dimensions the update covers whole
 /// pass through all three tensors; the others need replication.
 pub fn update_slice(shapes: &Shapes) -> OpRule {
-    let mut rule = shapes.empty_rule();
-    for (dim, (&full, &update)) in shapes.operands[0]
-        .iter()
-        .zip(&shapes.operands[1])
-        .enumerate()
-    {
-        let kind = if full == update {
-            FactorKind::PassThrough
-        } else {
-            FactorKind::NeedReplication
-        };
-        let factor = rule.factor(full, kind);
-        rule.on_operand(0, dim, factor);
-        rule.on_operand(1, dim, factor);
-        rule.on_result(0, dim, factor);
-    }
-    rule
+    let (full, update) = (&shapes.operands[0], &shapes.operands[1]);
+    shapes.per_dimension(full, 0..2, 0..1, |dim| full[dim] != update[dim])
 }
 
 /// The concatenated dimension needs replication; the others pass through every operand.
 pub fn concatenate(shapes: &Shapes, dimension: i64) -> OpRule {
-    let mut rule = shapes.empty_rule();
-    for (dim, &size) in shapes.results[0].iter().enumerate() {
-        let kind = if dim == dimension as usize {
-            FactorKind::NeedReplication
-        } else {
-            FactorKind::PassThrough
-        };
-        let factor = rule.factor(size, kind);
-        for operand in 0..shapes.operands.len() {
-            rule.on_operand(operand, dim, factor);
-        }
-        rule.on_result(0, dim, factor);
-    }
-    rule
+    let operands = 0..shapes.operands.len();
+    shapes.per_dimension(&shapes.results[0], operands, 0..1, |dim| {
+        dim as i64 == dimension
+    })
 }
 
 /// Reversed dimensions need replication; the others pass through.
 pub fn reverse(shapes: &Shapes, dims: &[i64]) -> OpRule {
-    let mut rule = shapes.empty_rule();
-    for (dim, &size) in shapes.results[0].iter().enumerate() {
-        let kind = if dims.contains(&(dim as i64)) {
-            FactorKind::NeedReplication
-        } else {
-            FactorKind::PassThrough
-        };
-        let factor = rule.factor(size, kind);
-        rule.on_operand(0, dim, factor);
-        rule.on_result(0, dim, factor);
-    }
-    rule
+    shapes.per_dimension(&shapes.results[0], 0..1, 0..1, |dim| {
+        dims.contains(&(dim as i64))
+    })
 }

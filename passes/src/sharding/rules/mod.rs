@@ -10,7 +10,7 @@ mod reduction;
 
 use tpuc_ir::{Function, OpId, OpKind};
 
-use super::rule::OpRule;
+use super::rule::{FactorKind, OpRule};
 
 /// The static shapes of an op's operands and results (`None` if one is dynamic or not a
 /// tensor).
@@ -53,6 +53,33 @@ impl Shapes {
     /// A rule over these tensors with no factors yet.
     fn empty_rule(&self) -> OpRule {
         OpRule::with_ranks(&self.operand_ranks(), &self.result_ranks())
+    }
+
+    /// One factor per dimension of `sizes`, needing replication where `replicated(dim)`, on
+    /// that dimension of each of `operands` and `results`.
+    fn per_dimension(
+        &self,
+        sizes: &[u64],
+        operands: impl Iterator<Item = usize> + Clone,
+        results: impl Iterator<Item = usize> + Clone,
+        replicated: impl Fn(usize) -> bool,
+    ) -> OpRule {
+        let mut rule = self.empty_rule();
+        for (dim, &size) in sizes.iter().enumerate() {
+            let kind = if replicated(dim) {
+                FactorKind::NeedReplication
+            } else {
+                FactorKind::PassThrough
+            };
+            let factor = rule.factor(size, kind);
+            for operand in operands.clone() {
+                rule.on_operand(operand, dim, factor);
+            }
+            for result in results.clone() {
+                rule.on_result(result, dim, factor);
+            }
+        }
+        rule
     }
 }
 

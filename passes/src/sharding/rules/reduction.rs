@@ -86,26 +86,14 @@ pub fn select_and_scatter(shapes: &Shapes) -> OpRule {
 
 /// The sorted dimension needs replication; the others pass through every operand and result.
 pub fn sort(shapes: &Shapes, dimension: i64) -> OpRule {
-    let mut rule = shapes.empty_rule();
     let rank = shapes.operands[0].len() as i64;
     let sorted = if dimension < 0 {
         dimension + rank
     } else {
         dimension
     };
-    for (dim, &size) in shapes.operands[0].iter().enumerate() {
-        let kind = if dim as i64 == sorted {
-            FactorKind::NeedReplication
-        } else {
-            FactorKind::PassThrough
-        };
-        let factor = rule.factor(size, kind);
-        for operand in 0..shapes.operands.len() {
-            rule.on_operand(operand, dim, factor);
-        }
-        for result in 0..shapes.results.len() {
-            rule.on_result(result, dim, factor);
-        }
-    }
-    rule
+    let (operands, results) = (0..shapes.operands.len(), 0..shapes.results.len());
+    shapes.per_dimension(&shapes.operands[0], operands, results, |dim| {
+        dim as i64 == sorted
+    })
 }
