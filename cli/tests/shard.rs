@@ -331,3 +331,41 @@ fn flat(text: &str) -> String {
         .collect::<Vec<_>>()
         .join(" ")
 }
+
+#[test]
+fn prewarm_entries_shard_and_compile_hits_them() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::create_dir(dir.path().join("models")).unwrap();
+    std::fs::copy(fixture("mlp.pt2"), dir.path().join("models/mlp.pt2")).unwrap();
+    let plan = "[[models]]\npath = \"models/mlp.pt2\"\ntargets = [\"cpu:2\"]\nshard = \"fsdp\"\n\n\
+                [[models]]\npath = \"models/mlp.pt2\"\ntargets = [\"cpu:2\"]\n";
+    std::fs::write(dir.path().join("plan.toml"), plan).unwrap();
+    let cache = dir.path().join("cache");
+    let out = support::command(&cache, &["prewarm", "plan.toml", "--report", "report.json"])
+        .current_dir(dir.path())
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    let report: Value =
+        serde_json::from_slice(&std::fs::read(dir.path().join("report.json")).unwrap()).unwrap();
+    let items = report["items"]
+        .as_array()
+        .unwrap_or_else(|| panic!("{report}"));
+    assert_eq!(
+        items.len(),
+        2,
+        "the sharded and the plain item are two items"
+    );
+    assert_ne!(items[0]["key"], items[1]["key"]);
+
+    let model = dir.path().join("models/mlp.pt2");
+    let model = model.to_str().unwrap();
+    let (compiled, _) = json(
+        &cache,
+        &["compile", model, "--target", "cpu:2", "--shard", "fsdp"],
+    );
+    assert_eq!(compiled["targets"][0]["key"], items[0]["key"]);
+    assert_eq!(compiled["targets"][0]["hit"], true);
+    assert_eq!(compiled["targets"][0]["partitions"], 2);
+}
