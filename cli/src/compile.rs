@@ -69,17 +69,18 @@ pub fn run(args: &Args) -> Result<ExitCode> {
             args.targets.len()
         ));
     }
-    let caches = args
+    let (caches, opening) = args
         .remote
         .open(args.cache.open()?, &PlanOptions::default())?;
     let plugins = args.plugins.paths();
-    let report = tpuc_driver::compile(
+    let mut report = tpuc_driver::compile(
         &args.model,
         &args.targets,
         &args.lowering.options()?,
         &plugins,
         &caches,
     )?;
+    report.warnings.splice(0..0, opening);
     if let (Some(path), [compiled]) = (&args.output, report.compiled.as_slice()) {
         tpuc_driver::write_atomically(path, &compiled.executable)?;
     }

@@ -56,6 +56,10 @@ pub struct LoweringArgs {
     /// Report every unsupported op of the model, not only the first.
     #[arg(long)]
     keep_going: bool,
+    /// How many ranks run a program with collectives (`torch.distributed` functional
+    /// collectives), when the graph does not record it.
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
+    world_size: Option<u32>,
     #[command(flatten)]
     pub passes: PassArgs,
     #[command(flatten)]
@@ -94,6 +98,7 @@ impl LoweringArgs {
             input_shapes: self.input_shapes.iter().cloned().collect(),
             keep_going: self.keep_going,
             passes: self.passes.options(tpuc_passes::DEFAULT_PIPELINE),
+            world_size: self.world_size,
             sharding: self.sharding.request()?,
         })
     }

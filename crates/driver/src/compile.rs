@@ -23,7 +23,7 @@ use tpuc_pt2::Archive;
 
 use crate::error::{DriverError, Result};
 use crate::run::{Prepared, RunOutput};
-use crate::runtime::{Runtime, spmd_options};
+use crate::runtime::Runtime;
 use crate::tiers::{CacheTiers, Origin, not_stored};
 
 /// TPU generations libtpu compiles for, with a topology name of each that it accepts.
@@ -280,7 +280,18 @@ pub fn compile(
 /// The compile options of a module: SPMD over its mesh's devices with the Shardy partitioner
 /// (partition `i` on device `i`) for a sharded module, one partition otherwise.
 pub fn compile_options(module: &ModuleRecord) -> CompileOptions {
-    spmd_options(partitions(&module.signature) as usize)
+    spmd_options(partitions(&module.signature))
+}
+
+/// One partition, or `partitions` SPMD partitions (partition `i` on device `i`) with Shardy.
+fn spmd_options(partitions: u64) -> CompileOptions {
+    if partitions <= 1 {
+        return CompileOptions::new();
+    }
+    let devices: Vec<i64> = (0..partitions as i64).collect();
+    CompileOptions::new()
+        .partition_devices(&devices)
+        .shardy(true)
 }
 
 /// The number of devices a module's mesh spans (1 without a mesh).
@@ -449,9 +460,11 @@ pub fn run_cached(
     let mut warnings = Vec::new();
     let cache = &caches.local;
     let module = module_record(&prepared.lowered.program);
-    let devices = prepared.placement()?.device_count();
-    let target = Target::Cpu { devices };
-    let compile_options = spmd_options(devices);
+    let placement = prepared.placement()?;
+    let target = Target::Cpu {
+        devices: placement.device_count(),
+    };
+    let compile_options = placement.compile_options();
     let plugin = runtime.plugin_path();
     let identity = plugin_identity(plugin, &target, cache, &mut warnings)?;
     let (env, unknown) = knobs::current();
@@ -658,7 +671,7 @@ pub fn compile_module_report(
         .ok()
         .and_then(|module| module.num_partitions)
         .unwrap_or(1);
-    let options = spmd_options(partitions as usize);
+    let options = spmd_options(u64::from(partitions));
     let (executable, compile_time) = compile_executable(&plugin, target, module_text, &options)?;
     let report = executable.report().map_err(DriverError::pjrt(
         "reading the executable's memory and cost",

@@ -32,6 +32,9 @@ pub struct PlanOptions {
     pub remote: Option<String>,
     pub endpoint: Option<String>,
     pub read_only: bool,
+    /// Public key files (joined to the plan's directory): accept only shared entries signed
+    /// by one of them.
+    pub trust_keys: Vec<PathBuf>,
 }
 
 /// One compile of the plan.
@@ -74,7 +77,7 @@ where
             let span = error.span().unwrap_or(0..0);
             at.error(span, error.message().to_owned(), "here", None)
         })?;
-        let options = resolve_options(&raw.options, &at)?;
+        let options = resolve_options(&raw.options, base, &at)?;
         if raw.models.is_empty() {
             return Err(at.error(
                 0..0,
@@ -141,7 +144,7 @@ impl Locator<'_> {
     }
 }
 
-fn resolve_options(raw: &RawOptions, at: &Locator) -> Result<PlanOptions, PlanError> {
+fn resolve_options(raw: &RawOptions, base: &Path, at: &Locator) -> Result<PlanOptions, PlanError> {
     let jobs = match &raw.jobs {
         None => None,
         Some(jobs) => match usize::try_from(*jobs.get_ref()) {
@@ -173,8 +176,26 @@ fn resolve_options(raw: &RawOptions, at: &Locator) -> Result<PlanOptions, PlanEr
             ));
         }
     }
+    let mut trust_keys = Vec::new();
+    for key in raw.trust_keys.iter().flatten() {
+        let path = base.join(key.get_ref());
+        if !path.is_file() {
+            return Err(at.error(
+                key.span(),
+                format!("the trusted key file `{}` does not exist", key.get_ref()),
+                "no file here",
+                Some(format!(
+                    "paths are relative to the plan's directory ({}); make a key pair with \
+                     `tpuc cache keygen FILE` and list FILE.pub",
+                    base.display()
+                )),
+            ));
+        }
+        trust_keys.push(path);
+    }
     Ok(PlanOptions {
         jobs,
+        trust_keys,
         remote: raw.remote.as_ref().map(|r| r.get_ref().clone()),
         endpoint: raw.endpoint.as_ref().map(|e| e.get_ref().clone()),
         read_only: raw.read_only.unwrap_or(false),

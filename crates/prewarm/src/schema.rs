@@ -21,6 +21,7 @@ pub struct RawOptions {
     pub remote: Option<Spanned<String>>,
     pub endpoint: Option<Spanned<String>>,
     pub read_only: Option<bool>,
+    pub trust_keys: Option<Vec<Spanned<String>>>,
 }
 
 #[derive(Debug, Deserialize)]

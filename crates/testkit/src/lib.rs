@@ -1,7 +1,8 @@
 //! Real servers for tpuc's own tests, started on loopback only: the S3-compatible store
 //! (s3s-fs) that `scripts/s3-server.sh` installs from crates.io, pinned, and a server that is
-//! alive but hopelessly slow ([`TrickleServer`]); and [`zip::edit_records`], which alters a real
-//! archive's records with consistent checksums.
+//! alive but hopelessly slow ([`TrickleServer`]); [`zip::edit_records`], which alters a real
+//! archive's records with consistent checksums; and [`widened::widened_mlp`], a real program
+//! at any size (multi-GB, zip64) written by [`archive::write_zip`].
 
 use std::io::{Read, Write};
 use std::net::{TcpListener, TcpStream};
@@ -15,6 +16,8 @@ use std::time::{Duration, Instant};
 
 use tempfile::TempDir;
 
+pub mod archive;
+pub mod widened;
 pub mod zip;
 
 /// The credentials every test server accepts.
