@@ -76,7 +76,7 @@ pub fn run(args: &Args) -> Result<ExitCode> {
     let mut report = tpuc_driver::compile(
         &args.model,
         &args.targets,
-        &args.lowering.options(),
+        &args.lowering.options()?,
         &plugins,
         &caches,
     )?;
@@ -84,7 +84,9 @@ pub fn run(args: &Args) -> Result<ExitCode> {
     if let (Some(path), [compiled]) = (&args.output, report.compiled.as_slice()) {
         tpuc_driver::write_atomically(path, &compiled.executable)?;
     }
-    for warning in &report.warnings {
+    let mut warnings = report.warnings.clone();
+    warnings.extend(report.compiled.iter().filter_map(one_device_warning));
+    for warning in &warnings {
         eprintln!("warning: {warning}");
     }
     match &report.passes {
@@ -104,8 +106,18 @@ pub fn run(args: &Args) -> Result<ExitCode> {
                 .compiled
                 .iter()
                 .map(|compiled| {
+                    let signature = &compiled.manifest.signature;
+                    let mesh = signature.mesh.as_ref().map(|axes| {
+                        axes.iter()
+                            .map(|a| format!("{}={}", a.name, a.size))
+                            .collect::<Vec<_>>()
+                            .join(",")
+                    });
                     serde_json::json!({
                         "target": compiled.target.to_string(),
+                        "devices": compiled.target.devices(),
+                        "partitions": tpuc_driver::compile::partitions(signature),
+                        "mesh": mesh,
                         "key": compiled.key,
                         "hit": compiled.origin != Origin::Compiled,
                         "origin": compiled.origin.name(),
@@ -125,7 +137,7 @@ pub fn run(args: &Args) -> Result<ExitCode> {
                 "module_sha256": report.module_sha256,
                 "targets": targets,
                 "output": args.output,
-                "warnings": report.warnings,
+                "warnings": warnings,
                 "seconds": seconds,
             }))?;
         }
@@ -168,6 +180,19 @@ pub fn run(args: &Args) -> Result<ExitCode> {
         }
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// Says so when the executable for a multi-device target uses one of its devices.
+fn one_device_warning(compiled: &tpuc_driver::Compiled) -> Option<String> {
+    let devices = compiled.target.devices();
+    let partitions = tpuc_driver::compile::partitions(&compiled.manifest.signature);
+    (devices > 1 && partitions == 1).then(|| {
+        format!(
+            "{} has {devices} devices, but this executable uses one of them; --shard \
+             dp|fsdp|tp|dp+tp|fsdp+tp or a plan file uses them all (docs/sharding.md)",
+            compiled.target
+        )
+    })
 }
 
 /// The main numbers of what the plugin reported, per device: `flops 3.4e7, bytes accessed

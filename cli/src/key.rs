@@ -40,7 +40,7 @@ pub fn run(args: &Args) -> Result<ExitCode> {
     let keys = tpuc_driver::keys(
         &args.model,
         &args.targets,
-        &args.lowering.options(),
+        &args.lowering.options()?,
         &args.plugins.paths(),
         &caches,
         &mut warnings,

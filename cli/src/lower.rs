@@ -7,6 +7,7 @@ use clap::ValueEnum;
 use miette::{IntoDiagnostic, Result};
 use tpuc_driver::{Emit, LowerOptions};
 
+use crate::Format;
 use crate::passes::PassArgs;
 
 #[derive(clap::Args)]
@@ -19,6 +20,12 @@ pub struct Args {
     /// What to print.
     #[arg(long, value_enum, default_value_t = EmitArg::Stablehlo)]
     emit: EmitArg,
+    /// With --shard: the target whose devices the plan spreads over (else --mesh's size).
+    #[arg(long, value_name = "TARGET")]
+    target: Option<tpuc_driver::Target>,
+    /// With --shard: how to print the sharding report on stderr.
+    #[arg(long, value_enum, default_value_t = Format::Text)]
+    format: Format,
     #[command(flatten)]
     lowering: LoweringArgs,
 }
@@ -55,18 +62,45 @@ pub struct LoweringArgs {
     world_size: Option<u32>,
     #[command(flatten)]
     pub passes: PassArgs,
+    #[command(flatten)]
+    pub sharding: ShardArgs,
+}
+
+/// Sharding flags: a plan and a mesh (docs/sharding.md).
+#[derive(clap::Args)]
+pub struct ShardArgs {
+    /// Shard over the target's devices: a preset (dp, fsdp, tp, dp+tp, fsdp+tp) or a TOML
+    /// plan file.
+    #[arg(long, value_name = "PRESET|PLAN.toml")]
+    shard: Option<String>,
+    /// The device mesh, e.g. `dp=2,tp=2` (its size must be the target's device count);
+    /// default: the plan's, else one axis over all devices.
+    #[arg(long, value_name = "AXIS=N,...", requires = "shard")]
+    mesh: Option<tpuc_shard::MeshSpec>,
+}
+
+impl ShardArgs {
+    /// The request, with the plan file read and parsed; `None` without `--shard`.
+    pub fn request(&self) -> Result<Option<tpuc_shard::ShardRequest>> {
+        let Some(plan) = &self.shard else {
+            return Ok(None);
+        };
+        let plan = tpuc_shard::PlanSource::parse(plan)?;
+        Ok(Some(tpuc_shard::ShardRequest::new(plan, self.mesh.clone())))
+    }
 }
 
 impl LoweringArgs {
-    pub fn options(&self) -> LowerOptions {
-        LowerOptions {
+    pub fn options(&self) -> Result<LowerOptions> {
+        Ok(LowerOptions {
             inline_weights: self.inline_weights,
             dims: self.dims.iter().cloned().collect(),
             input_shapes: self.input_shapes.iter().cloned().collect(),
             keep_going: self.keep_going,
             passes: self.passes.options(tpuc_passes::DEFAULT_PIPELINE),
             world_size: self.world_size,
-        }
+            sharding: self.sharding.request()?,
+        })
     }
 }
 
@@ -110,11 +144,18 @@ pub fn run(args: &Args) -> Result<()> {
         EmitArg::StablehloGeneric => Emit::StablehloGeneric,
         EmitArg::Fx => Emit::Fx,
     };
+    let mut options = args.lowering.options()?;
+    if let Some(target) = &args.target {
+        options = target.lower_options(&options);
+    }
     let text = match emit {
-        Emit::Fx => tpuc_driver::emit(&args.model, emit, &args.lowering.options())?,
+        Emit::Fx => tpuc_driver::emit(&args.model, emit, &options)?,
         stablehlo => {
-            let lowered = tpuc_driver::lower(&args.model, &args.lowering.options())?;
+            let lowered = tpuc_driver::lower(&args.model, &options)?;
             args.lowering.passes.print_report(&lowered.program.passes);
+            if let Some(report) = &lowered.program.sharding {
+                print_shard_report(report, args.format)?;
+            }
             lowered.text(stablehlo)
         }
     };
@@ -124,6 +165,50 @@ pub fn run(args: &Args) -> Result<()> {
             .lock()
             .write_all(text.as_bytes())
             .into_diagnostic()?,
+    }
+    Ok(())
+}
+
+/// The mesh and per-device memory estimate of a sharded module, on stderr (the module goes
+/// to stdout).
+fn print_shard_report(report: &tpuc_shard::ShardReport, format: Format) -> Result<()> {
+    let memory = &report.memory;
+    for note in &report.assignment.notes {
+        eprintln!("warning: {note}");
+    }
+    match format {
+        Format::Json => {
+            let json = serde_json::json!({
+                "mesh": report.assignment.mesh.to_string(),
+                "devices": memory.devices,
+                "memory": memory,
+                "warnings": report.assignment.notes,
+            });
+            eprintln!("{}", serde_json::to_string_pretty(&json).into_diagnostic()?);
+        }
+        Format::Text => {
+            let size = crate::cache::human_size;
+            eprintln!(
+                "sharding: mesh {} ({} devices)",
+                report.assignment.mesh, memory.devices
+            );
+            eprintln!(
+                "  weights      {} per device of {}",
+                size(memory.weight_bytes_per_device),
+                size(memory.weight_bytes)
+            );
+            eprintln!(
+                "  inputs       {} per device of {}",
+                size(memory.input_bytes_per_device),
+                size(memory.input_bytes)
+            );
+            eprintln!(
+                "  activations  {} per device of {} (every op result; largest {})",
+                size(memory.activation_bytes_per_device),
+                size(memory.activation_bytes),
+                size(memory.largest_activation_bytes_per_device)
+            );
+        }
     }
     Ok(())
 }

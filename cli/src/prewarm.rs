@@ -38,6 +38,9 @@ pub struct Args {
     cache: CacheArgs,
     #[command(flatten)]
     remote: RemoteArgs,
+    /// The sharding of items whose entry gives none.
+    #[command(flatten)]
+    sharding: crate::lower::ShardArgs,
 }
 
 pub fn run(args: &Args) -> Result<ExitCode> {
@@ -68,7 +71,10 @@ pub fn run(args: &Args) -> Result<ExitCode> {
         &plan,
         mode,
         jobs,
-        &LowerOptions::default(),
+        &LowerOptions {
+            sharding: args.sharding.request()?,
+            ..LowerOptions::default()
+        },
         &plugins,
         &caches,
         progress.as_ref(),

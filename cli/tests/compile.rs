@@ -60,7 +60,14 @@ fn every_fixture_compiles_for_tpu_and_cpu_and_then_hits() {
     for (name, file) in archives() {
         let path = repo_root().join("testdata").join(&file);
         let (report, stderr) = compile(cache.path(), &path, &TARGETS);
-        assert!(warnings(&stderr).is_empty(), "{file}: {stderr}");
+        // Unsharded, the 4-chip target is told it gets a one-chip executable.
+        let warned = warnings(&stderr);
+        assert_eq!(warned.len(), 1, "{file}: {stderr}");
+        assert!(
+            warned[0].contains("tpu:v5e:2x2 has 4 devices, but this executable uses one"),
+            "{file}: {stderr}"
+        );
+        assert_eq!(report["warnings"].as_array().unwrap().len(), 1, "{file}");
         assert_eq!(report["frontend_hit"], false, "{file}: first compile");
         // The two dialects of a model may lower to the same module, whose entries then hit.
         let module = report["module_sha256"].as_str().unwrap().to_owned();

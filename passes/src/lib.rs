@@ -1,7 +1,8 @@
 //! Passes over a StableHLO [`Module`](tpuc_ir::Module): the pass manager ([`Pipeline`]), the
 //! greedy pattern rewriter ([`rewrite`]) and the simplification passes: `canonicalize`
 //! (folds and rewrite patterns), `fold` (constant folding alone), `cse`, `dce` and `prune-args`;
-//! and `chlo-legalize`, which rewrites CHLO ops into StableHLO.
+//! `chlo-legalize`, which rewrites CHLO ops into StableHLO; and `sharding-propagate`
+//! ([`sharding`]), Shardy-style sharding propagation.
 //!
 //! ```
 //! let pipeline = tpuc_passes::Pipeline::parse("canonicalize,cse,dce").unwrap();
@@ -17,6 +18,7 @@ mod pass;
 mod pipeline;
 mod prune_args;
 pub mod rewrite;
+pub mod sharding;
 
 pub use chlo::has_chlo;
 pub use error::PassError;

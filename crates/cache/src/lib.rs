@@ -33,7 +33,8 @@ pub use error::{CacheError, Result};
 pub use key::{FRONTEND_ENCODING, FrontendParts, KEY_ENCODING, Key, KeyParts, TargetId};
 pub use maintenance::{EntryInfo, GcReport, Listing, Stats, VerifyReport, parse_size};
 pub use manifest::{
-    Binding, Envelope, MANIFEST_FORMAT, Manifest, ModuleRecord, Payload, PluginInfo, Signature,
+    Binding, Envelope, MANIFEST_FORMAT, Manifest, MeshAxis, ModuleRecord, Payload, PluginInfo,
+    Signature,
 };
 pub use signing::{
     EntrySignature, MAX_SIGNATURE_SIZE, PublicKey, SIGNATURE_FORMAT, SecretKey, TrustedKeys,

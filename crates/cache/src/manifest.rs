@@ -110,6 +110,21 @@ pub struct Payload {
 pub struct Signature {
     pub arguments: Vec<Binding>,
     pub results: Vec<Binding>,
+    /// The device mesh of a sharded module (`sdy.mesh`), axes major to minor; absent for a
+    /// one-device module.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mesh: Option<Vec<MeshAxis>>,
+    /// The number of ranks of a program with collectives (`mhlo.num_replicas`): replica `r`
+    /// runs on device `r`; absent for other modules.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub replicas: Option<u64>,
+}
+
+/// One axis of a sharded module's device mesh.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct MeshAxis {
+    pub name: String,
+    pub size: u64,
 }
 
 /// One argument or result of `main`: what it is, its torch dtype and static shape.
@@ -126,6 +141,10 @@ pub struct Binding {
     /// torch's dtype name, e.g. `float32`, `bfloat16`.
     pub dtype: String,
     pub shape: Vec<i64>,
+    /// In a sharded module, per dimension the mesh axes it is split over (major to minor; `[]`
+    /// replicated). Absent: the whole tensor on every device.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sharding: Option<Vec<Vec<String>>>,
 }
 
 /// The lowered module of a program: stored once, shared by every target's entry.

@@ -23,7 +23,7 @@ use tpuc_pt2::Archive;
 
 use crate::error::{DriverError, Result};
 use crate::run::{Prepared, RunOutput};
-use crate::runtime::Runtime;
+use crate::runtime::{Runtime, device_options};
 use crate::tiers::{CacheTiers, Origin, not_stored};
 
 /// TPU generations libtpu compiles for, with a topology name of each that it accepts.
@@ -141,6 +141,28 @@ impl Target {
         }
     }
 
+    /// The number of devices: `cpu:N` has N, a TPU topology the product of its chip grid
+    /// (`v5e:2x4` has 8; one device per chip).
+    pub fn devices(&self) -> u64 {
+        match self {
+            Target::Cpu { devices } => *devices as u64,
+            Target::Tpu { topology } => topology.split_once(':').map_or(1, |(_, grid)| {
+                grid.split('x')
+                    .filter_map(|n| n.parse::<u64>().ok())
+                    .product()
+            }),
+        }
+    }
+
+    /// `options` for this target: a sharding plan learns the target's device count.
+    pub fn lower_options(&self, options: &LowerOptions) -> LowerOptions {
+        let mut options = options.clone();
+        if let Some(request) = &options.sharding {
+            options.sharding = Some(request.for_devices(self.devices()));
+        }
+        options
+    }
+
     /// The topology as it enters the key: `v5e:2x2`, `cpu:1`.
     fn topology(&self) -> String {
         match self {
@@ -211,23 +233,23 @@ pub fn compile(
 ) -> Result<CompileReport> {
     let mut warnings = Vec::new();
     let cache = &caches.local;
-    let Frontend {
-        key: frontend_key,
-        hit: frontend_hit,
-        module_sha256,
-        module,
-        passes,
-    } = frontend(model, options, cache, &mut warnings)?;
-
+    let mut frontends = Frontends::default();
     let (env, unknown) = knobs::current();
     warn_unknown(unknown, &mut warnings);
     let mut compiled = Vec::new();
     for target in targets {
         let started = Instant::now();
+        let module = frontends.for_target(model, target, options, cache, &mut warnings)?;
         let plugin = plugins.locate(target.plugin_kind())?;
         let identity = plugin_identity(&plugin, target, cache, &mut warnings)?;
-        let compile_options = CompileOptions::new();
-        let parts = key_parts(module_sha256, &compile_options, &identity, target, &env);
+        let compile_options = compile_options(&module.module);
+        let parts = key_parts(
+            module.module_sha256,
+            &compile_options,
+            &identity,
+            target,
+            &env,
+        );
         let key = parts.key();
         if let Some(found) = caches.lookup(&key, &mut warnings) {
             compiled.push(Compiled {
@@ -241,6 +263,7 @@ pub fn compile(
             });
             continue;
         }
+        let module = &module.module;
         let (compiled_executable, compile_time) =
             compile_executable(&plugin, target, &module.text, &compile_options)?;
         let fresh = FreshExecutable {
@@ -250,7 +273,7 @@ pub fn compile(
             compile_time,
             report: report_or_warn(compiled_executable.report(), target, &mut warnings),
         };
-        let manifest = new_manifest(parts, target, &identity, &plugin, &module, &fresh);
+        let manifest = new_manifest(parts, target, &identity, &plugin, module, &fresh);
         let executable = fresh.bytes;
         let entry = caches.store(&manifest, &executable, &mut warnings);
         compiled.push(Compiled {
@@ -263,6 +286,9 @@ pub fn compile(
             seconds: started.elapsed().as_secs_f64(),
         });
     }
+    let first = frontends.into_first(model, options, cache, &mut warnings)?;
+    let (frontend_key, frontend_hit, module_sha256, passes) =
+        (first.key, first.hit, first.module_sha256, first.passes);
     Ok(CompileReport {
         frontend_hit,
         frontend_key,
@@ -271,6 +297,67 @@ pub fn compile(
         warnings,
         passes,
     })
+}
+
+/// The compile options of a module: SPMD over its mesh's devices with the Shardy partitioner
+/// for a sharded module, one replica per rank for a program with collectives, one device
+/// otherwise.
+pub fn compile_options(module: &ModuleRecord) -> CompileOptions {
+    let signature = &module.signature;
+    device_options(partitions(signature), signature.replicas.unwrap_or(1))
+}
+
+/// The number of devices a module's mesh spans (1 without a mesh).
+pub fn partitions(signature: &Signature) -> u64 {
+    signature
+        .mesh
+        .as_ref()
+        .map_or(1, |axes| axes.iter().map(|a| a.size).product())
+}
+
+/// The lowered modules of one program for several targets: a sharded module depends on the
+/// target's device count, an unsharded one is the same for all.
+#[derive(Default)]
+struct Frontends(Vec<(u64, Frontend)>);
+
+impl Frontends {
+    fn for_target(
+        &mut self,
+        model: &Path,
+        target: &Target,
+        options: &LowerOptions,
+        cache: &Cache,
+        warnings: &mut Vec<String>,
+    ) -> Result<&Frontend> {
+        let devices = if options.sharding.is_some() {
+            target.devices()
+        } else {
+            0
+        };
+        let index = match self.0.iter().position(|(d, _)| *d == devices) {
+            Some(index) => index,
+            None => {
+                let lowered = frontend(model, &target.lower_options(options), cache, warnings)?;
+                self.0.push((devices, lowered));
+                self.0.len() - 1
+            }
+        };
+        Ok(&self.0[index].1)
+    }
+
+    /// The first target's front end (or the program's own, without targets).
+    fn into_first(
+        self,
+        model: &Path,
+        options: &LowerOptions,
+        cache: &Cache,
+        warnings: &mut Vec<String>,
+    ) -> Result<Frontend> {
+        match self.0.into_iter().next() {
+            Some((_, first)) => Ok(first),
+            None => frontend(model, options, cache, warnings),
+        }
+    }
 }
 
 /// A program's lowered module: from the cache, or lowered now and stored.
@@ -299,6 +386,9 @@ fn frontend(
         Some((digest, record)) => (digest, record, None),
         None => {
             let lowered = source.lower(model, options)?;
+            if let Some(report) = &lowered.sharding {
+                warnings.extend(report.assignment.notes.iter().cloned());
+            }
             let record = module_record(&lowered);
             let digest = sha256(record.text.as_bytes());
             if let Err(error) = cache.insert_module(&key, &record) {
@@ -374,15 +464,16 @@ pub fn keys(
     warnings: &mut Vec<String>,
 ) -> Result<Keys> {
     let cache = &caches.local;
-    let frontend = frontend(model, options, cache, warnings)?;
+    let mut frontends = Frontends::default();
     let (env, _) = knobs::current();
     let mut keys = Vec::with_capacity(targets.len());
     for target in targets {
+        let frontend = frontends.for_target(model, target, options, cache, warnings)?;
         let plugin = plugins.locate(target.plugin_kind())?;
         let identity = plugin_identity(&plugin, target, cache, warnings)?;
         let parts = key_parts(
             frontend.module_sha256,
-            &CompileOptions::new(),
+            &compile_options(&frontend.module),
             &identity,
             target,
             &env,
@@ -395,9 +486,10 @@ pub fn keys(
             cached,
         });
     }
+    let first = frontends.into_first(model, options, cache, warnings)?;
     Ok(Keys {
-        frontend_key: frontend.key,
-        module_sha256: frontend.module_sha256,
+        frontend_key: first.key,
+        module_sha256: first.module_sha256,
         targets: keys,
     })
 }
@@ -568,6 +660,11 @@ pub fn frontend_parts(archive: &Archive, options: &LowerOptions) -> Result<Front
         "dims": options.dims,
         "input_shapes": options.input_shapes,
         "passes": options.passes.pipeline,
+        "sharding": options
+            .sharding
+            .as_ref()
+            .map(|request| request.key_text().map_err(tpuc_lower::LowerError::from))
+            .transpose()?,
     });
     let inlined_weights_sha256 = if options.inline_weights {
         let mut all = Vec::new();
@@ -615,6 +712,7 @@ pub fn module_record(lowered: &tpuc_lower::Lowered) -> ModuleRecord {
         index,
         dtype: dtype.torch_name().to_owned(),
         shape: shape.to_vec(),
+        sharding: None,
     };
     let arguments = lowered
         .arguments
@@ -657,24 +755,70 @@ pub fn module_record(lowered: &tpuc_lower::Lowered) -> ModuleRecord {
             ),
         })
         .collect();
+    let mut signature = Signature {
+        arguments,
+        results,
+        mesh: None,
+        replicas: lowered
+            .module
+            .num_replicas
+            .filter(|&n| n > 1)
+            .map(u64::from),
+    };
+    record_shardings(&lowered.module, &mut signature);
     ModuleRecord {
         text,
-        signature: Signature { arguments, results },
+        signature,
         dims: lowered.dims.clone(),
+    }
+}
+
+/// Copies a sharded module's mesh and the `sdy.sharding` of `main`'s arguments and results
+/// into the signature, for runtimes that place the slices.
+fn record_shardings(module: &tpuc_ir::Module, signature: &mut Signature) {
+    let (Some(mesh), Some(main)) = (module.meshes.first(), module.function("main")) else {
+        return;
+    };
+    signature.mesh = Some(
+        mesh.axes
+            .iter()
+            .map(|axis| tpuc_cache::MeshAxis {
+                name: axis.name.clone(),
+                size: axis.size,
+            })
+            .collect(),
+    );
+    let axes = |attrs: &tpuc_ir::NamedAttrs, rank: usize| match attrs.get("sdy.sharding") {
+        Some(tpuc_ir::Attribute::Sharding(sharding)) => {
+            sharding.dims.iter().map(|d| d.axes.clone()).collect()
+        }
+        _ => vec![Vec::new(); rank],
+    };
+    for (binding, attrs) in signature.arguments.iter_mut().zip(&main.arg_attrs) {
+        binding.sharding = Some(axes(attrs, binding.shape.len()));
+    }
+    for (binding, attrs) in signature.results.iter_mut().zip(&main.result_attrs) {
+        binding.sharding = Some(axes(attrs, binding.shape.len()));
     }
 }
 
 /// Compiles StableHLO text (either form) for `target` without touching the cache: the time the
 /// plugin's compile call took (not loading the plugin, nor opening a topology or client) and
-/// what the plugin reports about the executable. For benchmarks of the compiler itself.
+/// what the plugin reports about the executable. For benchmarks of the compiler itself. A
+/// sharded module compiles over its `mhlo.num_partitions` devices.
 pub fn compile_module_report(
     module_text: &str,
     target: &Target,
     plugins: &PluginPaths,
 ) -> Result<(Duration, ExecutableReport)> {
     let plugin = plugins.locate(target.plugin_kind())?;
-    let (executable, compile_time) =
-        compile_executable(&plugin, target, module_text, &CompileOptions::new())?;
+    // A sharded module says over how many devices (`mhlo.num_partitions`).
+    let partitions = tpuc_ir::parse::parse_module(module_text)
+        .ok()
+        .and_then(|module| module.num_partitions)
+        .unwrap_or(1);
+    let options = device_options(u64::from(partitions), 1);
+    let (executable, compile_time) = compile_executable(&plugin, target, module_text, &options)?;
     let report = executable.report().map_err(DriverError::pjrt(
         "reading the executable's memory and cost",
     ))?;

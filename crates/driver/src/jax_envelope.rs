@@ -131,6 +131,13 @@ fn kind_of(binding: &Binding) -> Result<DTypeProto> {
 /// The executable `payload` whose `main` has `signature` (an entry's manifest says it),
 /// wrapped for jaxlib.
 pub fn jax_envelope(signature: &Signature, payload: &[u8]) -> Result<Vec<u8>> {
+    if signature.mesh.is_some() || signature.replicas.is_some() {
+        return Err(DriverError::Unsupported(
+            "the entry runs on several devices; exporting it for JAX describes one-device \
+             executables only (export it --for pjrt and load it with the PJRT C API)"
+                .to_owned(),
+        ));
+    }
     let output_specs = signature
         .results
         .iter()
@@ -194,6 +201,7 @@ mod tests {
             index: Some(0),
             dtype: dtype.to_owned(),
             shape: shape.to_vec(),
+            sharding: None,
         }
     }
 
@@ -220,6 +228,8 @@ mod tests {
                 binding("input", "float32", &[3, 4]),
             ],
             results: vec![binding("output", "float32", &[2, 4])],
+            mesh: None,
+            replicas: None,
         };
         let payload = b"PJRT bytes";
         let envelope = jax_envelope(&signature, payload).unwrap();
@@ -233,6 +243,8 @@ mod tests {
         let signature = Signature {
             arguments: vec![binding("input", "complex32", &[2])],
             results: Vec::new(),
+            mesh: None,
+            replicas: None,
         };
         let error = jax_envelope(&signature, b"").unwrap_err();
         assert!(error.to_string().contains("complex32"), "{error}");

@@ -45,6 +45,12 @@ pub fn frontend_parts(text: &str, options: &LowerOptions) -> FrontendParts {
 /// describes `main`'s signature.
 pub fn lower_text(model: &Path, text: &str, options: &LowerOptions) -> Result<Lowered> {
     let name = model.display().to_string();
+    if options.sharding.is_some() {
+        return Err(DriverError::Unsupported(format!(
+            "{name}: --shard applies to .pt2 programs; a StableHLO module carries its own \
+             `sdy.sharding` annotations"
+        )));
+    }
     let (mut module, spans) = tpuc_ir::parse::parse_module_with_spans(text).map_err(|error| {
         DriverError::MlirParse(Box::new(MlirParseError {
             path: name.clone(),
@@ -72,6 +78,7 @@ pub fn lower_text(model: &Path, text: &str, options: &LowerOptions) -> Result<Lo
         results,
         dims: BTreeMap::new(),
         passes,
+        sharding: None,
     })
 }
 

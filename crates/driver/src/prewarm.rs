@@ -111,6 +111,7 @@ fn run_item(
 ) -> ItemOutcome {
     let started = Instant::now();
     let mut options = base.clone();
+    let sharding = item_sharding(item);
     options.dims.extend(
         item.shape
             .dims()
@@ -127,7 +128,15 @@ fn run_item(
         error: None,
         warnings: Vec::new(),
     };
-    let result = match mode {
+    let result = match sharding {
+        Err(error) => Err(error),
+        Ok(Some(request)) => {
+            options.sharding = Some(request);
+            Ok(())
+        }
+        Ok(None) => Ok(()),
+    };
+    let result = result.and_then(|()| match mode {
         Mode::Compile => compile(
             &item.model,
             std::slice::from_ref(&item.target),
@@ -163,11 +172,31 @@ fn run_item(
                 Status::Missing
             };
         }),
-    };
+    });
     if let Err(error) = result {
         outcome.status = Status::Failed;
         outcome.error = Some(error);
     }
     outcome.seconds = started.elapsed().as_secs_f64();
     outcome
+}
+
+/// The item's own sharding plan and mesh, when its entry gives one.
+fn item_sharding(item: &Item<Target>) -> crate::error::Result<Option<tpuc_shard::ShardRequest>> {
+    let Some(shard) = &item.shard else {
+        if item.mesh.is_some() {
+            return Err(crate::error::DriverError::Unsupported(
+                "the entry gives a `mesh` but no `shard` plan to use it".to_owned(),
+            ));
+        }
+        return Ok(None);
+    };
+    let plan = tpuc_shard::PlanSource::parse(shard).map_err(tpuc_lower::LowerError::from)?;
+    let mesh = item
+        .mesh
+        .as_deref()
+        .map(str::parse)
+        .transpose()
+        .map_err(tpuc_lower::LowerError::from)?;
+    Ok(Some(tpuc_shard::ShardRequest::new(plan, mesh)))
 }

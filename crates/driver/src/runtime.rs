@@ -240,6 +240,24 @@ fn to_host(buffer: &Buffer) -> Result<HostTensor<'static>> {
     })
 }
 
+/// Compile options that run a program on devices `0..partitions * replicas`: `partitions`
+/// SPMD partitions with the Shardy partitioner (partition `i` on device `i`), or `replicas`
+/// replicas (replica `r` on device `r`), or one device.
+pub(crate) fn device_options(partitions: u64, replicas: u64) -> CompileOptions {
+    let ids = |count: u64| (0..count as i64).collect::<Vec<i64>>();
+    if partitions > 1 {
+        CompileOptions::new()
+            .partition_devices(&ids(partitions))
+            .shardy(true)
+    } else if replicas > 1 {
+        CompileOptions::new()
+            .replicas(replicas as i64)
+            .device_assignment(vec![ids(replicas)])
+    } else {
+        CompileOptions::new()
+    }
+}
+
 /// Pairs of torch dtypes and PJRT element types with the same host representation.
 const ELEMENT_TYPES: [(DType, ElementType); 20] = [
     (DType::Bool, ElementType::Pred),

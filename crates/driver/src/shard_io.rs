@@ -18,6 +18,7 @@ use tpuc_ir::{Attribute, Mesh, Module, NamedAttrs, TensorSharding};
 use tpuc_pjrt::CompileOptions;
 
 use crate::error::{DriverError, Result};
+use crate::runtime::device_options;
 use crate::tensor::HostTensor;
 
 /// Where each argument and result of a program lives on its devices.
@@ -145,14 +146,10 @@ impl Placement {
     /// Compile options that run the program on devices `0..device_count()`: partition or
     /// replica `i` on device `i`, the Shardy partitioner for SPMD programs.
     pub fn compile_options(&self) -> CompileOptions {
-        let devices = self.device_count();
-        let ids: Vec<i64> = (0..devices as i64).collect();
+        let devices = self.device_count() as u64;
         match self.kind {
-            _ if devices <= 1 => CompileOptions::new(),
-            Kind::Partitions => CompileOptions::new().partition_devices(&ids).shardy(true),
-            Kind::Replicas => CompileOptions::new()
-                .replicas(devices as i64)
-                .device_assignment(vec![ids]),
+            Kind::Partitions => device_options(devices, 1),
+            Kind::Replicas => device_options(1, devices),
         }
     }
 

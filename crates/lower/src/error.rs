@@ -94,6 +94,16 @@ pub enum LowerError {
     #[error(transparent)]
     #[diagnostic(transparent)]
     Passes(#[from] tpuc_passes::PassError),
+
+    #[error(transparent)]
+    #[diagnostic(transparent)]
+    Shard(Box<tpuc_shard::PlanError>),
+}
+
+impl From<tpuc_shard::PlanError> for LowerError {
+    fn from(error: tpuc_shard::PlanError) -> Self {
+        LowerError::Shard(Box::new(error))
+    }
 }
 
 /// An op lowering's failure, before the walker adds where it happened.

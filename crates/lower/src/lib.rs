@@ -30,6 +30,7 @@ mod ops;
 mod promote;
 mod registry;
 mod schema;
+mod sharding;
 mod specialize;
 mod support;
 mod world;
@@ -58,6 +59,8 @@ pub struct LowerOptions {
     /// How many ranks run a program with collectives (`--world-size`), when its graph does
     /// not record it; see [`world_size`].
     pub world_size: Option<u32>,
+    /// A sharding plan applied after the passes (`--shard`, `--mesh`; docs/sharding.md).
+    pub sharding: Option<tpuc_shard::ShardRequest>,
 }
 
 /// A lowered program: the module and how `main`'s arguments and results map to the program.
@@ -73,6 +76,8 @@ pub struct Lowered {
     pub dims: BTreeMap<String, i64>,
     /// What the passes did: timing, op counts, IR dumps, removed arguments.
     pub passes: tpuc_passes::PipelineReport,
+    /// What the sharding plan decided, when there was one.
+    pub sharding: Option<tpuc_shard::ShardReport>,
 }
 
 /// The torch dtype of a StableHLO element type, if torch has one.

@@ -673,12 +673,22 @@ pub(crate) fn lower(archive: &Archive, options: &LowerOptions) -> Result<Lowered
             .map(|(_, binding)| binding)
             .collect();
     }
+    let sharding = match &options.sharding {
+        Some(request) => Some(crate::sharding::apply(
+            &mut module,
+            &arguments,
+            &results,
+            request,
+        )?),
+        None => None,
+    };
     Ok(Lowered {
         module,
         arguments,
         results,
         dims: symbols.values().clone(),
         passes,
+        sharding,
     })
 }
 

@@ -44,6 +44,11 @@ pub struct Item<T> {
     pub model: PathBuf,
     pub shape: Shape,
     pub target: T,
+    /// `--shard` for this item: a preset name, or a plan file's path (the plan's directory
+    /// joined with what the entry says).
+    pub shard: Option<String>,
+    /// `--mesh` for this item.
+    pub mesh: Option<String>,
     /// Index of the `[[models]]` entry it came from (see [`Plan::entry_error`]).
     pub entry: usize,
 }
@@ -86,7 +91,13 @@ where
         let mut seen = HashSet::new();
         for (entry, model) in raw.models.iter().enumerate() {
             for item in resolve_entry::<T>(entry, model.get_ref(), base, &at)? {
-                if seen.insert((item.model.clone(), item.shape.clone(), item.target.clone())) {
+                if seen.insert((
+                    item.model.clone(),
+                    item.shape.clone(),
+                    item.target.clone(),
+                    item.shard.clone(),
+                    item.mesh.clone(),
+                )) {
                     items.push(item);
                 }
             }
@@ -203,6 +214,13 @@ where
     let models = expand_glob(&raw.path, base, at)?;
     let targets = parse_targets::<T>(&raw.targets, at)?;
     let shapes = specialisations(&parse_dims(&raw.dims, at)?);
+    let shard = raw.shard.as_ref().map(|shard| {
+        if shard.ends_with(".toml") {
+            base.join(shard).display().to_string()
+        } else {
+            shard.clone()
+        }
+    });
     let mut items = Vec::with_capacity(models.len() * shapes.len() * targets.len());
     for model in &models {
         for shape in &shapes {
@@ -211,6 +229,8 @@ where
                     model: model.clone(),
                     shape: shape.clone(),
                     target: target.clone(),
+                    shard: shard.clone(),
+                    mesh: raw.mesh.clone(),
                     entry,
                 });
             }

@@ -31,4 +31,8 @@ pub struct RawModel {
     pub targets: Spanned<Vec<Spanned<String>>>,
     #[serde(default)]
     pub dims: BTreeMap<Spanned<String>, Spanned<Vec<Spanned<i64>>>>,
+    /// A sharding preset or plan file (relative to the plan's directory).
+    pub shard: Option<String>,
+    /// The device mesh for `shard`, e.g. `dp=2,tp=2`.
+    pub mesh: Option<String>,
 }

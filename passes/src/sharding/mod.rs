@@ -1,0 +1,71 @@
+//! `sharding-propagate`: Shardy-style sharding propagation over the public functions of a
+//! module with an `sdy.mesh`. It reads the `sdy.sharding` of the arguments (closed dimensions
+//! are the user's and never change; open ones may gain axes) and every
+//! `sdy.sharding_constraint`, propagates through each op's factor rule ([`rules`]) forward
+//! and backward to a fixed point ([`propagate`]), and writes what it decided
+//! ([`annotate`]): `sdy.sharding` on every op with tensor results (dimensions open, so XLA
+//! may still refine them), and closed shardings on every argument and result of the function,
+//! so a runtime knows the layout of everything it passes in and gets back.
+
+mod annotate;
+pub mod propagate;
+pub mod rule;
+pub mod rules;
+pub mod state;
+
+use tpuc_ir::{Module, OpKind, Visibility};
+
+use crate::pass::{Pass, PassContext};
+pub use rule::{Factor, FactorKind, OpRule, TensorFactors};
+pub use rules::op_rule;
+pub use state::{DimState, State};
+
+/// The `sharding-propagate` pass. A module without a mesh is left unchanged.
+pub struct ShardingPropagate;
+
+impl Pass for ShardingPropagate {
+    fn name(&self) -> &'static str {
+        "sharding-propagate"
+    }
+
+    fn run(&self, module: &mut Module, _cx: &mut PassContext) {
+        let Some(mesh) = module.meshes.first().cloned() else {
+            return;
+        };
+        for function in &mut module.functions {
+            if function.visibility != Visibility::Public {
+                continue;
+            }
+            let mut state = State::new(&mesh);
+            for (index, attrs) in function.arg_attrs.iter().enumerate() {
+                if let Some(tpuc_ir::Attribute::Sharding(sharding)) = attrs.get(annotate::SHARDING)
+                {
+                    state.seed(function.args()[index], sharding);
+                }
+            }
+            let block = function.entry_block();
+            let mut ruled = Vec::new();
+            for &op in &function.block(block).ops {
+                if let OpKind::ShardingConstraint(sharding) = &function.op(op).kind {
+                    let fixed = tpuc_ir::TensorSharding {
+                        dims: sharding
+                            .dims
+                            .iter()
+                            .map(|d| tpuc_ir::DimSharding {
+                                is_open: false,
+                                ..d.clone()
+                            })
+                            .collect(),
+                        ..sharding.clone()
+                    };
+                    state.seed(function.op(op).results[0], &fixed);
+                }
+                if let Some(rule) = op_rule(function, op) {
+                    ruled.push((op, rule));
+                }
+            }
+            propagate::run(function, &propagate::RuledOps { ops: ruled }, &mut state);
+            annotate::write(function, &state);
+        }
+    }
+}
