@@ -11,12 +11,14 @@ mod canonicalize;
 mod cse;
 mod dce;
 mod error;
+mod fusion;
 mod pass;
 mod pipeline;
 mod prune_args;
 pub mod rewrite;
 
 pub use error::PassError;
+pub use fusion::{composite_counts, names as composite_names};
 pub use pass::{Pass, PassContext};
 pub use pipeline::{
     DEFAULT_PIPELINE, PassOptions, PassStat, Pipeline, PipelineReport, RunOptions, op_count,

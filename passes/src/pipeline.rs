@@ -19,6 +19,7 @@ fn registry() -> Vec<Box<dyn Pass>> {
         Box::new(crate::cse::Cse),
         Box::new(crate::dce::Dce),
         Box::new(crate::prune_args::PruneArgs),
+        Box::new(crate::fusion::Fuse),
     ]
 }
 

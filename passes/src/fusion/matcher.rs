@@ -1,0 +1,202 @@
+//! What patterns read the IR with: the op defining a value (recorded as part of the match),
+//! splat constants, reductions and the broadcasts that undo them.
+
+use tpuc_ir::{BinaryOp, ElementType, Function, OpId, OpKind, Operation, UnaryOp, Value};
+
+use crate::rewrite::constant_of;
+
+/// A match under construction: the ops taken so far.
+pub struct Taker<'f> {
+    pub f: &'f Function,
+    pub ops: Vec<OpId>,
+}
+
+impl<'f> Taker<'f> {
+    pub fn new(f: &'f Function) -> Self {
+        Self { f, ops: Vec::new() }
+    }
+
+    /// The op defining `value` when `accept` takes its kind; it joins the match.
+    pub fn take(
+        &mut self,
+        value: Value,
+        accept: impl Fn(&OpKind) -> bool,
+    ) -> Option<&'f Operation> {
+        let op = self.f.defining_op(value)?;
+        let operation = self.f.op(op);
+        if !accept(&operation.kind) {
+            return None;
+        }
+        if !self.ops.contains(&op) {
+            self.ops.push(op);
+        }
+        Some(operation)
+    }
+
+    /// `value = op(a, b)`: its operands.
+    pub fn binary(&mut self, value: Value, op: BinaryOp) -> Option<(Value, Value)> {
+        let operation = self.take(value, |k| *k == OpKind::Binary(op))?;
+        Some((operation.operands[0], operation.operands[1]))
+    }
+
+    /// `value = op(x)`: its operand.
+    pub fn unary(&mut self, value: Value, op: UnaryOp) -> Option<Value> {
+        Some(self.take(value, |k| *k == OpKind::Unary(op))?.operands[0])
+    }
+
+    /// `value = op(x, c)` or `op(c, x)` with `c` a splat constant expression: `x` and the
+    /// splat's value (the constant is left to the outliner to copy).
+    pub fn with_splat(&mut self, value: Value, op: BinaryOp) -> Option<(Value, f64)> {
+        let (a, b) = self.peek_binary(value, op)?;
+        let (x, c) = match (splat_value(self.f, a), splat_value(self.f, b)) {
+            (None, Some(c)) => (a, c),
+            (Some(c), None) => (b, c),
+            _ => return None,
+        };
+        self.binary(value, op)?;
+        Some((x, c))
+    }
+
+    /// `value = op(a, b)` without taking it.
+    pub fn peek_binary(&self, value: Value, op: BinaryOp) -> Option<(Value, Value)> {
+        let operation = self.f.op(self.f.defining_op(value)?);
+        (operation.kind == OpKind::Binary(op))
+            .then(|| (operation.operands[0], operation.operands[1]))
+    }
+
+    /// `value = op(x, x)` for commutative `op` given `x` on one side: the other side.
+    pub fn binary_with(&mut self, value: Value, op: BinaryOp, x: Value) -> Option<Value> {
+        let (a, b) = self.peek_binary(value, op)?;
+        let other = if a == x {
+            b
+        } else if b == x {
+            a
+        } else {
+            return None;
+        };
+        self.binary(value, op)?;
+        Some(other)
+    }
+
+    /// `value = convert(x)`: `x`.
+    pub fn convert(&mut self, value: Value) -> Option<Value> {
+        Some(self.take(value, |k| *k == OpKind::Convert)?.operands[0])
+    }
+
+    /// Skips a `convert` if one defines `value` (taking it).
+    pub fn maybe_convert(&mut self, value: Value) -> (Value, bool) {
+        match self.convert(value) {
+            Some(x) => (x, true),
+            None => (value, false),
+        }
+    }
+
+    /// `value = reduce(x, init) dims` applying `op` with a splat `init` of `init_value`
+    /// (`None`: any): `x` and the dimensions.
+    pub fn reduce(
+        &mut self,
+        value: Value,
+        op: BinaryOp,
+        init_value: Option<f64>,
+    ) -> Option<(Value, Vec<i64>)> {
+        let f = self.f;
+        let producer = f.op(f.defining_op(value)?);
+        let OpKind::Reduce { dimensions } = &producer.kind else {
+            return None;
+        };
+        if producer.operands.len() != 2
+            || producer.results.len() != 1
+            || !reduces_with(f, producer, op)
+        {
+            return None;
+        }
+        let init = splat_value(f, producer.operands[1])?;
+        if init_value.is_some_and(|want| !same(want, init)) {
+            return None;
+        }
+        let dims = dimensions.clone();
+        let x = self.take(value, |_| true)?.operands[0];
+        Some((x, dims))
+    }
+
+    /// `value = broadcast_in_dim(x)` whose dimensions are every result dimension except `dims`
+    /// (what re-expands a reduction over `dims`): `x`.
+    pub fn broadcast_back(&mut self, value: Value, dims: &[i64]) -> Option<Value> {
+        let rank = rank(self.f, value)?;
+        let kept: Vec<i64> = (0..rank as i64).filter(|d| !dims.contains(d)).collect();
+        let operation = self.take(
+            value,
+            |k| matches!(k, OpKind::BroadcastInDim { dims } if *dims == kept),
+        )?;
+        Some(operation.operands[0])
+    }
+}
+
+fn reduces_with(f: &Function, reduce: &Operation, op: BinaryOp) -> bool {
+    let Some(&region) = reduce.regions.first() else {
+        return false;
+    };
+    let Some(&block) = f.region(region).blocks.first() else {
+        return false;
+    };
+    let ops = &f.block(block).ops;
+    let args = &f.block(block).args;
+    let [combine, ret] = ops[..] else {
+        return false;
+    };
+    let combine = f.op(combine);
+    let ret = f.op(ret);
+    combine.kind == OpKind::Binary(op)
+        && args.len() == 2
+        && (combine.operands == [args[0], args[1]] || combine.operands == [args[1], args[0]])
+        && ret.operands == combine.results
+}
+
+/// Whether two splat values are the same number (NaN-free; -inf equals -inf).
+pub fn same(a: f64, b: f64) -> bool {
+    a == b
+}
+
+/// The value of a splat constant expression: a splat constant, possibly broadcast, reshaped
+/// or converted.
+pub fn splat_value(f: &Function, value: Value) -> Option<f64> {
+    if let Some(data) = constant_of(f, value) {
+        if !data.is_splat() {
+            return None;
+        }
+        return data.float_at(element(f, value)?, 0);
+    }
+    let producer = f.op(f.defining_op(value)?);
+    match producer.kind {
+        OpKind::BroadcastInDim { .. } | OpKind::Reshape | OpKind::Convert => {
+            splat_value(f, producer.operands[0])
+        }
+        _ => None,
+    }
+}
+
+pub fn element(f: &Function, value: Value) -> Option<ElementType> {
+    Some(f.value_type(value).as_tensor()?.element)
+}
+
+pub fn rank(f: &Function, value: Value) -> Option<usize> {
+    Some(f.value_type(value).as_tensor()?.shape.len())
+}
+
+pub fn shape(f: &Function, value: Value) -> Option<Vec<u64>> {
+    crate::rewrite::static_shape_of(f, value)
+}
+
+/// Whether `value` is exactly `expected` rounded to its element type (how the lowering and
+/// the exporters materialise a constant such as `1/sqrt(2)`).
+pub fn is_rounded(f: &Function, value: f64, expected: f64, of: Value) -> bool {
+    match element(f, of) {
+        Some(ElementType::F64) => value == expected,
+        Some(ElementType::F32) => value == f64::from(expected as f32),
+        Some(ElementType::BF16 | ElementType::F16) => {
+            // One rounding step of the narrow type: compare through f32 with its precision.
+            (value - expected).abs() <= expected.abs() * 2f64.powi(-8)
+        }
+        _ => false,
+    }
+}

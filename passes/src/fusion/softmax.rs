@@ -1,0 +1,53 @@
+//! Softmax over one axis: `exp(x - max(x)) / sum(exp(x - max(x)))`.
+
+use tpuc_ir::{Attribute, BinaryOp, ElementType, Function, NamedAttrs, OpId, UnaryOp, Value};
+
+use super::matcher::Taker;
+use super::names;
+use super::outline::{Match, Operand};
+
+/// The softmax computing `value`: its input and axis.
+pub fn softmax_of(t: &mut Taker<'_>, value: Value) -> Option<(Value, i64)> {
+    let (e, sum) = t.binary(value, BinaryOp::Divide)?;
+    let (sum, dims) = {
+        let mut probe = Taker {
+            f: t.f,
+            ops: Vec::new(),
+        };
+        let reduced = probe.take(sum, |k| matches!(k, tpuc_ir::OpKind::BroadcastInDim { .. }))?;
+        let reduced = reduced.operands[0];
+        let (_, dims) = probe.reduce(reduced, BinaryOp::Add, Some(0.0))?;
+        (sum, dims)
+    };
+    let [axis] = dims[..] else { return None };
+    let total = t.broadcast_back(sum, &dims)?;
+    let (summed, _) = t.reduce(total, BinaryOp::Add, Some(0.0))?;
+    if summed != e {
+        return None;
+    }
+    let shifted = t.unary(e, UnaryOp::Exponential)?;
+    let (x, max) = t.binary(shifted, BinaryOp::Subtract)?;
+    let max = t.broadcast_back(max, &dims)?;
+    let (maxed, max_dims) = t.reduce(max, BinaryOp::Maximum, Some(f64::NEG_INFINITY))?;
+    (maxed == x && max_dims == dims).then_some((x, axis))
+}
+
+pub fn softmax(f: &Function, root: OpId) -> Option<Match> {
+    let out = *f.op(root).results.first()?;
+    let mut t = Taker::new(f);
+    let (x, axis) = softmax_of(&mut t, out)?;
+    let m = Match {
+        name: names::SOFTMAX,
+        attributes: NamedAttrs::new().with(
+            "axis",
+            Attribute::Int {
+                value: axis,
+                ty: ElementType::I64,
+            },
+        ),
+        ops: t.ops,
+        operands: vec![Operand::plain(x)],
+        results: vec![out],
+    };
+    Some(super::widen_upcast(f, m))
+}
