@@ -100,6 +100,7 @@ fn gelu(f: &Function, root: OpId, approximate: &str) -> Option<Match> {
         ops: t.ops,
         operands: vec![Operand::plain(x)],
         results: vec![out],
+        result_shape: None,
     })
 }
 
@@ -138,6 +139,7 @@ pub fn silu(f: &Function, root: OpId) -> Option<Match> {
         ops: t.ops,
         operands: vec![Operand::plain(x)],
         results: vec![out],
+        result_shape: None,
     })
 }
 
@@ -155,6 +157,7 @@ pub fn swiglu(f: &Function, root: OpId) -> Option<Match> {
                 ops: t.ops,
                 operands: vec![Operand::plain(gate), Operand::plain(up)],
                 results: vec![out],
+        result_shape: None,
             });
         }
     }

@@ -40,38 +40,64 @@ fn dot<'f>(t: &mut Taker<'f>, value: Value) -> Option<(Value, Value, DotDims)> {
     Some((op.operands[0], op.operands[1], dims.clone()))
 }
 
-/// The score dimension an iota expression counts along (through broadcasts).
+/// `value` with the broadcasts defining it peeled: the value inside and, per its dimension,
+/// the dimension of `value` it becomes.
+fn through_broadcasts(f: &Function, value: Value) -> Option<(Value, Vec<i64>)> {
+    let mut map: Vec<i64> = (0..rank(f, value)? as i64).collect();
+    let mut inner = value;
+    while let Some(op) = f.defining_op(inner).map(|op| f.op(op)) {
+        let OpKind::BroadcastInDim { dims } = &op.kind else { break };
+        map = dims.iter().map(|&d| map[d as usize]).collect();
+        inner = op.operands[0];
+    }
+    Some((inner, map))
+}
+
+/// The dimension of `value` along which an iota (possibly broadcast) counts.
 fn position_dim(f: &Function, value: Value) -> Option<i64> {
-    let op = f.op(f.defining_op(value)?);
-    match &op.kind {
-        OpKind::Iota { dimension } => Some(*dimension),
-        OpKind::BroadcastInDim { dims } => {
-            dims.get(position_dim(f, op.operands[0])? as usize).copied()
-        }
+    let (inner, map) = through_broadcasts(f, value)?;
+    match f.op(f.defining_op(inner)?).kind {
+        OpKind::Iota { dimension } => map.get(dimension as usize).copied(),
         _ => None,
     }
 }
 
-/// Whether `pred` (a constant expression broadcast to the scores) is `key <= query`.
+/// Whether the boolean `pred` (a constant expression, possibly broadcast) is true exactly
+/// where the key position (score dim 3) is at most the query position (dim 2).
 fn is_causal(f: &Function, pred: Value) -> bool {
-    let Some(op) = f.defining_op(pred).map(|op| f.op(op)) else {
-        return false;
-    };
-    let (compare, map): (Value, Vec<i64>) = match &op.kind {
-        OpKind::BroadcastInDim { dims } => (op.operands[0], dims.clone()),
-        OpKind::Compare { .. } => (pred, (0..4).collect()),
-        _ => return false,
-    };
-    let Some(cmp) = f.defining_op(compare).map(|op| f.op(op)) else {
-        return false;
-    };
-    let OpKind::Compare { direction, .. } = cmp.kind else {
-        return false;
-    };
+    let Some((compare, map)) = through_broadcasts(f, pred) else { return false };
+    let Some(cmp) = f.defining_op(compare).map(|op| f.op(op)) else { return false };
+    let OpKind::Compare { direction, .. } = cmp.kind else { return false };
     let at = |v| position_dim(f, v).and_then(|d| map.get(d as usize).copied());
-    let (Some(a), Some(b)) = (at(cmp.operands[0]), at(cmp.operands[1])) else {
+    let (Some(a), Some(b)) = (at(cmp.operands[0]), at(cmp.operands[1])) else { return false };
+    matches!(
+        (a, b, direction),
+        (3, 2, ComparisonDirection::Le) | (2, 3, ComparisonDirection::Ge)
+    )
+}
+
+/// Whether the additive `mask` (a constant expression) is `0` where causal and `-inf`
+/// elsewhere.
+fn is_additive_causal(f: &Function, mask: Value) -> bool {
+    let Some((select, map)) = through_broadcasts(f, mask) else { return false };
+    let Some(op) = f.defining_op(select).map(|op| f.op(op)) else { return false };
+    if op.kind != OpKind::Select
+        || splat_value(f, op.operands[1]) != Some(0.0)
+        || splat_value(f, op.operands[2]) != Some(f64::NEG_INFINITY)
+    {
         return false;
+    }
+    // Causality of the predicate in the select's own dimensions, then mapped to the scores.
+    let pred = op.operands[0];
+    let Some((compare, inner)) = through_broadcasts(f, pred) else { return false };
+    let Some(cmp) = f.defining_op(compare).map(|op| f.op(op)) else { return false };
+    let OpKind::Compare { direction, .. } = cmp.kind else { return false };
+    let at = |v| {
+        position_dim(f, v)
+            .and_then(|d| inner.get(d as usize).copied())
+            .and_then(|d| map.get(d as usize).copied())
     };
+    let (Some(a), Some(b)) = (at(cmp.operands[0]), at(cmp.operands[1])) else { return false };
     matches!(
         (a, b, direction),
         (3, 2, ComparisonDirection::Le) | (2, 3, ComparisonDirection::Ge)
@@ -154,6 +180,32 @@ fn repeated_heads(t: &mut Taker<'_>, value: Value, head_dim: i64) -> Option<Valu
     Some(kv)
 }
 
+/// `select(all(x == -inf), 0, p)` over the last axis, `p` the softmax of `x` (a row with every
+/// key masked gives zeros): `p`.
+fn safe_softmax(t: &mut Taker<'_>, value: Value) -> Option<Value> {
+    let f = t.f;
+    let op = f.op(f.defining_op(value)?);
+    if op.kind != OpKind::Select || splat_value(f, op.operands[1]) != Some(0.0) {
+        return None;
+    }
+    let [all_masked, _, p] = op.operands[..] else { return None };
+    let mut probe = Taker::new(f);
+    let reduced = probe.broadcast_back(all_masked, &[3])?;
+    let (masked, dims) = probe.reduce(reduced, BinaryOp::And, None)?;
+    let cmp = probe.take(masked, |k| {
+        matches!(k, OpKind::Compare { direction: ComparisonDirection::Eq, .. })
+    })?;
+    let [x, inf] = cmp.operands[..] else { return None };
+    let mut inner = Taker::new(f);
+    let (softmax_input, _) = softmax_of(&mut inner, p)?;
+    if dims != [3] || splat_value(f, inf) != Some(f64::NEG_INFINITY) || softmax_input != x {
+        return None;
+    }
+    t.take(value, |_| true)?;
+    t.ops.extend(probe.ops);
+    Some(p)
+}
+
 fn int(value: i64) -> Attribute {
     Attribute::Int {
         value,
@@ -170,6 +222,7 @@ pub fn attention(f: &Function, root: OpId) -> Option<Match> {
     }
     let v_layout = layout(&pv_dims, false, rank(f, v)?)?;
     let (p, narrowed) = t.maybe_convert(p);
+    let p = safe_softmax(&mut t, p).unwrap_or(p);
     let (scores, axis) = softmax_of(&mut t, p)?;
     if axis != 3 {
         return None;
@@ -181,6 +234,9 @@ pub fn attention(f: &Function, root: OpId) -> Option<Match> {
     let (mut scores, mut mask) = match peel_mask(&mut t, scores) {
         Some(found) => found,
         None => match additive_mask(&mut t, scores) {
+            Some((s, m)) if super::is_constant_expr(f, m) && is_additive_causal(f, m) => {
+                (s, Mask::Causal)
+            }
             Some((s, m)) => (s, Mask::Operand(m)),
             None => (scores, Mask::None),
         },
@@ -243,5 +299,6 @@ pub fn attention(f: &Function, root: OpId) -> Option<Match> {
         ops: t.ops,
         operands,
         results: vec![out],
+        result_shape: None,
     })
 }

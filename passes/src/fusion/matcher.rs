@@ -92,7 +92,7 @@ impl<'f> Taker<'f> {
     }
 
     /// `value = reduce(x, init) dims` applying `op` with a splat `init` of `init_value`
-    /// (`None`: any): `x` and the dimensions.
+    /// (`None`: the boolean `true`, for `and`): `x` and the dimensions.
     pub fn reduce(
         &mut self,
         value: Value,
@@ -110,8 +110,12 @@ impl<'f> Taker<'f> {
         {
             return None;
         }
-        let init = splat_value(f, producer.operands[1])?;
-        if init_value.is_some_and(|want| !same(want, init)) {
+        let init = producer.operands[1];
+        let init_ok = match init_value {
+            Some(want) => splat_value(f, init).is_some_and(|c| same(want, c)),
+            None => is_true(f, init),
+        };
+        if !init_ok {
             return None;
         }
         let dims = dimensions.clone();
@@ -120,15 +124,39 @@ impl<'f> Taker<'f> {
     }
 
     /// `value = broadcast_in_dim(x)` whose dimensions are every result dimension except `dims`
-    /// (what re-expands a reduction over `dims`): `x`.
+    /// (what re-expands a reduction over `dims`), or the same with `x` first reshaped to keep
+    /// the reduced dimensions with size 1: `x`.
     pub fn broadcast_back(&mut self, value: Value, dims: &[i64]) -> Option<Value> {
-        let rank = rank(self.f, value)?;
+        let f = self.f;
+        let rank = rank(f, value)?;
         let kept: Vec<i64> = (0..rank as i64).filter(|d| !dims.contains(d)).collect();
-        let operation = self.take(
-            value,
-            |k| matches!(k, OpKind::BroadcastInDim { dims } if *dims == kept),
-        )?;
-        Some(operation.operands[0])
+        let all: Vec<i64> = (0..rank as i64).collect();
+        let broadcast = f.op(f.defining_op(value)?);
+        let OpKind::BroadcastInDim { dims: bdims } = &broadcast.kind else {
+            return None;
+        };
+        if *bdims == kept {
+            self.take(value, |_| true)?;
+            return Some(broadcast.operands[0]);
+        }
+        let keepdim = broadcast.operands[0];
+        let reshape = f.op(f.defining_op(keepdim)?);
+        let kept_shape = shape(f, keepdim)?;
+        let size_one = dims.iter().all(|&d| kept_shape.get(d as usize) == Some(&1));
+        if *bdims != all || reshape.kind != OpKind::Reshape || !size_one {
+            return None;
+        }
+        let x = reshape.operands[0];
+        let expected: Vec<u64> = (0..rank)
+            .filter(|d| !dims.contains(&(*d as i64)))
+            .map(|d| kept_shape[d])
+            .collect();
+        if shape(f, x)? != expected {
+            return None;
+        }
+        self.take(value, |_| true)?;
+        self.take(keepdim, |_| true)?;
+        Some(x)
     }
 }
 
@@ -150,6 +178,13 @@ fn reduces_with(f: &Function, reduce: &Operation, op: BinaryOp) -> bool {
         && args.len() == 2
         && (combine.operands == [args[0], args[1]] || combine.operands == [args[1], args[0]])
         && ret.operands == combine.results
+}
+
+/// Whether `value` is the splat boolean constant `true`.
+fn is_true(f: &Function, value: Value) -> bool {
+    constant_of(f, value).is_some_and(|data| {
+        data.is_splat() && data.value(ElementType::I1, 0) == tpuc_ir::ElementValue::Bool(true)
+    }) && element(f, value) == Some(ElementType::I1)
 }
 
 /// Whether two splat values are the same number (NaN-free; -inf equals -inf).

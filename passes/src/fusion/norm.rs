@@ -114,17 +114,22 @@ pub fn rms_norm(f: &Function, root: OpId) -> Option<Match> {
             ops: t.ops,
             operands,
             results: vec![out],
+        result_shape: None,
         },
     ))
 }
 
-/// LayerNorm over the last axis as the lowering writes it: rows reshaped to `[1, R, D]`,
-/// `batch_norm_training` with unit scale and zero offset over feature 1, then optionally
-/// `* w` and `+ b`, reshaped back.
+/// LayerNorm over the last axis as the lowering writes it: rows (reshaped to `[1, R, D]`
+/// unless already so) through `batch_norm_training` with unit scale and zero offset over
+/// feature 1, then optionally `* w` and `+ b`, optionally reshaped back. The composite keeps
+/// the input's shape; when the rows are not reshaped back, its result is reshaped to them.
 pub fn layer_norm(f: &Function, root: OpId) -> Option<Match> {
     let out = *f.op(root).results.first()?;
     let mut t = Taker::new(f);
-    let rows = t.take(out, |k| *k == OpKind::Reshape)?.operands[0];
+    let rows = match t.take(out, |k| *k == OpKind::Reshape) {
+        Some(op) => op.operands[0],
+        None => out,
+    };
     let (rows, bias) = match affine(&mut t, rows, BinaryOp::Add) {
         Some((y, b)) => (y, Some(b)),
         None => (rows, None),
@@ -140,30 +145,22 @@ pub fn layer_norm(f: &Function, root: OpId) -> Option<Match> {
     if f.op(bn_op).results.first() != Some(&rows) {
         return None;
     }
-    let bn = t.take(rows, |k| {
-        matches!(
-            k,
-            OpKind::BatchNormTraining {
-                feature_index: 1,
-                ..
-            }
-        )
-    })?;
-    let OpKind::BatchNormTraining { epsilon: eps, .. } = bn.kind else {
-        return None;
-    };
-    let [reshaped, scale, offset] = bn.operands[..] else {
-        return None;
-    };
+    let bn = t.take(rows, |k| matches!(k, OpKind::BatchNormTraining { feature_index: 1, .. }))?;
+    let OpKind::BatchNormTraining { epsilon: eps, .. } = bn.kind else { return None };
+    let [reshaped, scale, offset] = bn.operands[..] else { return None };
     if splat_value(f, scale) != Some(1.0) || splat_value(f, offset) != Some(0.0) {
         return None;
     }
-    let x = t.take(reshaped, |k| *k == OpKind::Reshape)?.operands[0];
+    let x = match t.take(reshaped, |k| *k == OpKind::Reshape) {
+        Some(op) => op.operands[0],
+        None => reshaped,
+    };
     let (xs, rs) = (shape(f, x)?, shape(f, reshaped)?);
     let rows_count: u64 = xs[..xs.len().checked_sub(1)?].iter().product();
-    if rs != [1, rows_count, *xs.last()?] || shape(f, out)? != xs {
+    if rs != [1, rows_count, *xs.last()?] {
         return None;
     }
+    let result_shape = (shape(f, out)? != xs).then(|| xs.clone());
     let mut operands = vec![Operand::plain(x)];
     operands.extend(weight.map(Operand::plain));
     operands.extend(bias.map(Operand::plain));
@@ -179,5 +176,6 @@ pub fn layer_norm(f: &Function, root: OpId) -> Option<Match> {
         ops: t.ops,
         operands,
         results: vec![out],
+        result_shape,
     })
 }

@@ -4,8 +4,8 @@
 use std::collections::{HashMap, HashSet};
 
 use tpuc_ir::{
-    BlockId, Function, InsertPoint, NamedAttrs, NewOp, OpBuilder, OpId, OpKind, RegionId, Value,
-    Visibility,
+    BlockId, Function, InsertPoint, IntoShape, NamedAttrs, NewOp, OpBuilder, OpId, OpKind,
+    RegionId, TensorType, Type, Value, Visibility,
 };
 
 /// An operand of the composite: a value the region reads, possibly transposed into the
@@ -51,6 +51,9 @@ pub struct Match {
     /// a constant expression (constants, iotas and pure ops of those are copied instead).
     pub operands: Vec<Operand>,
     pub results: Vec<Value>,
+    /// The composite's result shape when it differs from the (single) result's: the
+    /// decomposition reshapes its result to it and the composite's result is reshaped back.
+    pub result_shape: Option<Vec<u64>>,
 }
 
 /// Replaces the match by a composite calling `decomposition`, returning that function; `None`
@@ -92,11 +95,19 @@ pub fn outline(f: &mut Function, m: &Match, decomposition: &str) -> Option<Funct
         anchor = f.defining_op(transposed)?;
         inputs.push(transposed);
     }
+    let result_types: Vec<Type> = match (&m.result_shape, &m.results[..]) {
+        (Some(shape), [result]) => {
+            let ty = f.value_type(*result).as_tensor()?;
+            vec![Type::Tensor(TensorType::new(shape.as_slice().into_shape(), ty.element))]
+        }
+        (Some(_), _) => return None,
+        (None, _) => m.results.iter().map(|&v| f.value_type(v).clone()).collect(),
+    };
     let mut body = Function::new(
         decomposition,
         Visibility::Private,
         inputs.iter().map(|&v| f.value_type(v).clone()).collect(),
-        m.results.iter().map(|&v| f.value_type(v).clone()).collect(),
+        result_types.clone(),
     );
     let entry = body.entry_block();
     let mut map: HashMap<Value, Value> = HashMap::new();
@@ -118,14 +129,17 @@ pub fn outline(f: &mut Function, m: &Match, decomposition: &str) -> Option<Funct
         }
         copy_op(f, op, &mut body, InsertPoint::End(entry), &mut map);
     }
-    let returned = m.results.iter().map(|v| map[v]).collect();
+    let mut returned: Vec<Value> = m.results.iter().map(|v| map[v]).collect();
+    if let Some(shape) = &m.result_shape {
+        let mut b = OpBuilder::at(&mut body, InsertPoint::End(entry), location.clone());
+        returned[0] = b.reshape(returned[0], shape.as_slice()).ok()?;
+    }
     body.append_op(entry, NewOp::new(OpKind::Return, returned, Vec::new()));
 
-    let result_types = m.results.iter().map(|&v| f.value_type(v).clone()).collect();
     let composite = f.insert_op(
         InsertPoint::After(anchor),
         NewOp {
-            location,
+            location: location.clone(),
             ..NewOp::new(
                 OpKind::Composite {
                     name: m.name.to_owned(),
@@ -138,7 +152,12 @@ pub fn outline(f: &mut Function, m: &Match, decomposition: &str) -> Option<Funct
             )
         },
     );
-    let new_results = f.op(composite).results.clone();
+    let mut new_results = f.op(composite).results.clone();
+    if m.result_shape.is_some() {
+        let original = f.value_type(m.results[0]).as_tensor()?.static_shape()?;
+        let mut b = OpBuilder::at(f, InsertPoint::After(composite), location);
+        new_results[0] = b.reshape(new_results[0], original.as_slice()).ok()?;
+    }
     for (&old, &new) in m.results.iter().zip(&new_results) {
         f.replace_all_uses_with(old, new);
     }
