@@ -8,6 +8,7 @@ mod matcher;
 mod norm;
 mod outline;
 mod rotary;
+mod routing;
 mod softmax;
 
 use std::collections::{BTreeMap, HashMap, HashSet};
@@ -37,6 +38,7 @@ type Pattern = fn(&Function, OpId) -> Option<Match>;
 /// another (attention ⊃ softmax, SwiGLU ⊃ SiLU, routing ⊃ softmax) comes first.
 const PATTERNS: &[Pattern] = &[
     attention::attention,
+    routing::top_k_routing,
     activation::swiglu,
     rotary::rotary_embedding,
     norm::rms_norm,
