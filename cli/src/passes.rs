@@ -1,6 +1,6 @@
 //! Pass-pipeline flags shared by `lower`, `compile`, `run` and `opt`, and how their reports print.
 
-use tpuc_passes::{PassOptions, PipelineReport, RunOptions};
+use tpuc_passes::{FUSE_PASSES, PassOptions, PipelineReport, RunOptions};
 
 #[derive(clap::Args)]
 pub struct PassArgs {
@@ -9,6 +9,13 @@ pub struct PassArgs {
     /// pipeline `canonicalize,cse,canonicalize,cse,dce,prune-args`; for `opt`: none.
     #[arg(long, value_name = "PASS,...")]
     passes: Option<String>,
+    /// Outline attention, norms, activations, rotary embeddings, softmax and top-k routing into
+    /// `stablehlo.composite` ops (appends `fuse,dce` to the pipeline; see docs/fusion.md).
+    #[arg(long, conflicts_with = "no_fuse")]
+    fuse: bool,
+    /// Do not outline composites (the default): drops `fuse` from the pipeline.
+    #[arg(long)]
+    no_fuse: bool,
     /// Verify the module after every pass.
     #[arg(long)]
     verify_each: bool,
@@ -30,7 +37,7 @@ impl PassArgs {
     /// The options, with `default` as the pipeline when `--passes` is not given.
     pub fn options(&self, default: &str) -> PassOptions {
         PassOptions {
-            pipeline: self.passes.clone().unwrap_or_else(|| default.to_owned()),
+            pipeline: self.pipeline(default),
             run: RunOptions {
                 verify_each: self.verify_each,
                 print_after_all: self.print_ir_after_all,
@@ -40,6 +47,22 @@ impl PassArgs {
                 ..RunOptions::default()
             },
         }
+    }
+
+    /// The pipeline text: `--passes` or `default`, with `fuse,dce` appended for `--fuse` (unless
+    /// it already fuses) and every `fuse` dropped for `--no-fuse`.
+    fn pipeline(&self, default: &str) -> String {
+        let pipeline = self.passes.clone().unwrap_or_else(|| default.to_owned());
+        let names: Vec<&str> = pipeline.split(',').map(str::trim).filter(|n| !n.is_empty()).collect();
+        if self.no_fuse {
+            return names.into_iter().filter(|&n| n != "fuse").collect::<Vec<_>>().join(",");
+        }
+        if self.fuse && !names.contains(&"fuse") {
+            let mut names = names;
+            names.extend(FUSE_PASSES.split(','));
+            return names.join(",");
+        }
+        pipeline
     }
 
     /// Prints the dumps and, with `--timing`, the timing table to stderr.

@@ -21,5 +21,5 @@ pub use error::PassError;
 pub use fusion::{composite_counts, names as composite_names};
 pub use pass::{Pass, PassContext};
 pub use pipeline::{
-    DEFAULT_PIPELINE, PassOptions, PassStat, Pipeline, PipelineReport, RunOptions, op_count,
+    DEFAULT_PIPELINE, FUSE_PASSES, PassOptions, PassStat, Pipeline, PipelineReport, RunOptions, op_count,
 };

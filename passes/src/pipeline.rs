@@ -1,5 +1,6 @@
 //! The pass manager: a pipeline parsed from text, run with verification, timing and IR dumps.
 
+use std::collections::BTreeMap;
 use std::fmt;
 use std::time::{Duration, Instant};
 
@@ -11,6 +12,9 @@ use crate::pass::{Pass, PassContext};
 /// The pipeline `tpuc` runs unless told otherwise.
 pub const DEFAULT_PIPELINE: &str = "canonicalize,cse,canonicalize,cse,dce,prune-args";
 
+/// What `--fuse` appends to a pipeline: outlining composites, then erasing what they left dead.
+pub const FUSE_PASSES: &str = "fuse,dce";
+
 /// Every pass by name, in the order `--help` lists them.
 fn registry() -> Vec<Box<dyn Pass>> {
     vec![
@@ -20,6 +24,7 @@ fn registry() -> Vec<Box<dyn Pass>> {
         Box::new(crate::dce::Dce),
         Box::new(crate::prune_args::PruneArgs),
         Box::new(crate::fusion::Fuse),
+        Box::new(crate::fusion::InlineComposites),
     ]
 }
 
@@ -61,6 +66,8 @@ pub struct PipelineReport {
     /// `(header, module text)` in the order they were taken.
     pub dumps: Vec<(String, String)>,
     pub context: PassContext,
+    /// How many composites of each name the module holds after the run.
+    pub composites: BTreeMap<String, usize>,
 }
 
 impl Pipeline {
@@ -131,6 +138,7 @@ impl Pipeline {
                     .push((format!("IR after {name}"), dump(module, options)));
             }
         }
+        report.composites = crate::fusion::composite_counts(module);
         Ok(report)
     }
 }
@@ -190,6 +198,9 @@ impl PipelineReport {
             last,
             last as i64 - first as i64
         ));
+        for (name, count) in &self.composites {
+            out.push_str(&format!("composite {name:<42} {count:>6}\n"));
+        }
         out
     }
 }

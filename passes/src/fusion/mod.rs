@@ -4,6 +4,7 @@
 
 mod activation;
 mod attention;
+mod inline;
 mod matcher;
 mod norm;
 mod outline;
@@ -15,6 +16,7 @@ use std::collections::{BTreeMap, HashMap, HashSet};
 
 use tpuc_ir::{Function, Module, OpId, OpKind, PrintOptions};
 
+pub use inline::InlineComposites;
 use crate::pass::{Pass, PassContext};
 use outline::is_constant_expr;
 use outline::{Match, outline};

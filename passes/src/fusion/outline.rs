@@ -291,7 +291,7 @@ fn copy_constant_expr(
 }
 
 /// Copies `op` (and its regions) from `f` into `body` at `at`, mapping operands through `map`.
-fn copy_op(
+pub(super) fn copy_op(
     f: &Function,
     op: OpId,
     body: &mut Function,
