@@ -372,6 +372,26 @@ def case_bert(gen: torch.Generator) -> Case:
     return Case(model, [(input_ids, attention_mask)], tolerance=dict(DEEP_F32_TOL))
 
 
+def case_llama(gen: torch.Generator) -> Case:
+    from transformers import LlamaConfig, LlamaForCausalLM
+
+    # Grouped-query attention (8 query heads, 4 key/value heads), RoPE, RMSNorm and SwiGLU;
+    # batch 4 and head counts divisible by 4 so data- and tensor-parallel plans apply on 4 devices.
+    config = LlamaConfig(
+        vocab_size=256,
+        hidden_size=64,
+        intermediate_size=128,
+        num_hidden_layers=2,
+        num_attention_heads=8,
+        num_key_value_heads=4,
+        max_position_embeddings=64,
+        attn_implementation="sdpa",
+    )
+    model = LogitsOnly(LlamaForCausalLM(config), "logits")
+    input_ids = torch.randint(0, 256, (4, 16), generator=gen)
+    return Case(model, [(input_ids,)], tolerance=dict(DEEP_F32_TOL))
+
+
 def tiny_resnet(num_classes: int) -> nn.Module:
     """torchvision's ResNet with BasicBlock and layers [1, 1, 1, 1], stages 8/16/32/64 channels wide.
 
@@ -520,6 +540,7 @@ CASES: dict[str, Callable[[torch.Generator], Case]] = {
     "stateful": case_stateful,
     "gpt2": case_gpt2,
     "bert": case_bert,
+    "llama": case_llama,
     "resnet": case_resnet,
     "vit": case_vit,
     "coverage": case_coverage,

@@ -4,9 +4,8 @@
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-use clap::ValueEnum;
 use miette::{Result, miette};
-use tpuc_driver::{Comparison, Input, ResultSource, Runtime, Tolerance};
+use tpuc_driver::{Comparison, Input, ResultSource, Runtime, Target, Tolerance};
 use tpuc_npy::Array;
 
 use crate::cache::CacheArgs;
@@ -19,8 +18,9 @@ pub const MISMATCH: u8 = 3;
 pub struct Args {
     /// The `.pt2` archive written by `torch.export.save`.
     model: PathBuf,
-    /// Where to execute.
-    #[arg(long, value_enum, default_value_t = Target::Cpu)]
+    /// Where to execute: `cpu`, or `cpu:N` for N XLA:CPU devices (a sharded program runs on
+    /// as many devices as its mesh has).
+    #[arg(long, default_value = "cpu", value_parser = cpu_target)]
     target: Target,
     /// User input I, in positional order (one `.npy` file per input; float32 for bfloat16).
     #[arg(long = "input", value_name = "FILE.npy")]
@@ -46,14 +46,21 @@ pub struct Args {
     cache: CacheArgs,
 }
 
-#[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
-enum Target {
-    /// XLA:CPU on this machine.
-    Cpu,
+/// `tpuc run` executes on XLA:CPU only.
+fn cpu_target(text: &str) -> Result<Target, String> {
+    match text.parse()? {
+        Target::Tpu { .. } => Err(format!(
+            "`{text}`: tpuc runs programs on XLA:CPU only (cpu or cpu:N); compile for TPUs \
+             with `tpuc compile --target {text}`"
+        )),
+        cpu => Ok(cpu),
+    }
 }
 
 pub fn run(args: &Args) -> Result<ExitCode> {
-    let Target::Cpu = args.target;
+    let Target::Cpu { devices } = args.target else {
+        unreachable!("the parser accepts only cpu targets")
+    };
     let expected = args
         .expect
         .iter()
@@ -65,7 +72,22 @@ pub fn run(args: &Args) -> Result<ExitCode> {
         .map(Input::read)
         .collect::<Result<Vec<_>, _>>()?;
     let prepared = tpuc_driver::prepare(&args.model, &inputs, &args.lowering.options())?;
-    let runtime = Runtime::cpu(args.plugin.as_deref())?;
+    let mesh_devices = prepared.placement()?.device_count();
+    if mesh_devices > devices {
+        return Err(miette!(
+            help = format!("run it with --target cpu:{mesh_devices}"),
+            "the program is sharded over {mesh_devices} devices, but --target {} has {devices}",
+            args.target
+        ));
+    }
+    if mesh_devices < devices {
+        eprintln!(
+            "note: the program is sharded over {mesh_devices} of the {devices} devices of {}; \
+             the others stay idle",
+            args.target
+        );
+    }
+    let runtime = Runtime::cpu_devices(args.plugin.as_deref(), devices)?;
     let result = match args.cache.open() {
         Ok(cache) => {
             let run = tpuc_driver::run_cached(&prepared, &runtime, &cache.into())?;

@@ -20,6 +20,7 @@ const EXPECTED: &[&str] = &[
     "dyn_conv",
     "dyn_seq",
     "gpt2",
+    "llama",
     "misc",
     "mlp",
     "quant_bf16",

@@ -23,7 +23,7 @@ use tpuc_pt2::Archive;
 
 use crate::error::{DriverError, Result};
 use crate::run::{Prepared, RunOutput};
-use crate::runtime::Runtime;
+use crate::runtime::{Runtime, spmd_options};
 use crate::tiers::{CacheTiers, Origin, not_stored};
 
 /// TPU generations libtpu compiles for, with a topology name of each that it accepts.
@@ -386,14 +386,16 @@ pub fn run_cached(
     let mut warnings = Vec::new();
     let cache = &caches.local;
     let module = module_record(&prepared.lowered.program);
-    let target = Target::Cpu { devices: 1 };
+    let devices = prepared.placement()?.device_count();
+    let target = Target::Cpu { devices };
+    let compile_options = spmd_options(devices);
     let plugin = runtime.plugin_path();
     let identity = plugin_identity(plugin, &target, cache, &mut warnings)?;
     let (env, unknown) = knobs::current();
     warn_unknown(unknown, &mut warnings);
     let parts = key_parts(
         sha256(module.text.as_bytes()),
-        &CompileOptions::new(),
+        &compile_options,
         &identity,
         &target,
         &env,
@@ -403,7 +405,7 @@ pub fn run_cached(
         Some(found) => (runtime.deserialize(&found.payload)?, true),
         None => {
             let started = Instant::now();
-            let executable = runtime.compile(&module.text)?;
+            let executable = runtime.compile_with(&module.text, &compile_options)?;
             let fresh = FreshExecutable {
                 compile_time: started.elapsed(),
                 bytes: executable.serialize()?,

@@ -52,6 +52,15 @@ pub enum DriverError {
     #[diagnostic(code(tpuc::unsupported))]
     Unsupported(String),
 
+    /// A sharded program whose mesh or shardings cannot be placed on the devices.
+    #[error("{message}")]
+    #[diagnostic(code(tpuc::placement))]
+    Placement {
+        message: String,
+        #[help]
+        help: Option<String>,
+    },
+
     /// The program returned something other than its bindings promise.
     #[error("the executable returned {found} results, but the module declares {expected}")]
     #[diagnostic(code(tpuc::internal))]

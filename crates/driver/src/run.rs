@@ -11,6 +11,7 @@ use tpuc_pt2::{Archive, DType, Dim};
 use crate::error::{DriverError, InputMismatch, Result};
 use crate::lower::Lowered;
 use crate::runtime::{Executable, Runtime};
+use crate::shard_io::Placement;
 use crate::tensor::{self, HostTensor, npy_dtype_for_input};
 
 /// A user input: an array and where it came from (for messages).
@@ -96,10 +97,17 @@ impl Prepared {
         self.execute_with(&executable)
     }
 
-    /// Executes an executable compiled from this program's module (e.g. one from the cache).
+    /// Executes an executable compiled from this program's module (e.g. one from the cache),
+    /// each argument placed on the devices as the module's shardings say.
     pub fn execute_with(&self, executable: &Executable) -> Result<RunOutput> {
-        let results = executable.execute(&self.arguments()?)?;
+        let placement = self.placement()?;
+        let results = executable.execute_placed(&placement, &self.arguments()?)?;
         split_results(&self.lowered, results)
+    }
+
+    /// Where the module's arguments and results live on its devices.
+    pub fn placement(&self) -> Result<Placement> {
+        Placement::of(&self.lowered.program.module)
     }
 
     /// `main`'s arguments: each weight's bytes borrowed from the mapped archive (strided views

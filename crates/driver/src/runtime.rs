@@ -9,9 +9,10 @@ use tpuc_pjrt::{
 use tpuc_pt2::DType;
 
 use crate::error::{DriverError, Result};
+use crate::shard_io::Placement;
 use crate::tensor::HostTensor;
 
-/// A client of the XLA:CPU plugin with one device.
+/// A client of the XLA:CPU plugin with one or more devices.
 #[derive(Clone, Debug)]
 pub struct Runtime {
     client: Client,
@@ -27,25 +28,47 @@ impl Runtime {
     /// Loads the XLA:CPU plugin (`plugin`, else `$TPUC_CPU_PLUGIN`, else the plugin directory)
     /// and opens a one-device client.
     pub fn cpu(plugin: Option<&Path>) -> Result<Runtime> {
+        Self::cpu_devices(plugin, 1)
+    }
+
+    /// [`Runtime::cpu`] with `devices` XLA:CPU devices, for SPMD programs.
+    pub fn cpu_devices(plugin: Option<&Path>, devices: usize) -> Result<Runtime> {
         let stage = "loading the XLA:CPU plugin";
         let path = tpuc_pjrt::locate(PluginKind::Cpu, plugin).map_err(DriverError::pjrt(stage))?;
         let plugin = Plugin::load(path).map_err(DriverError::pjrt(stage))?;
-        let client = plugin.cpu_client(1).map_err(DriverError::pjrt(stage))?;
+        let client = plugin
+            .cpu_client(devices)
+            .map_err(DriverError::pjrt(stage))?;
         Ok(Runtime { client })
+    }
+
+    /// The number of devices programs run on.
+    pub fn device_count(&self) -> usize {
+        self.client.device_count()
     }
 
     /// Compiles StableHLO text (either form) for one replica and one partition.
     pub fn compile(&self, mlir: &str) -> Result<Executable> {
+        self.compile_with(mlir, &CompileOptions::new())
+    }
+
+    /// Compiles StableHLO text (either form) with `options`.
+    pub fn compile_with(&self, mlir: &str, options: &CompileOptions) -> Result<Executable> {
         let loaded = self
             .client
-            .compile(&Program::mlir(mlir), &CompileOptions::new())
+            .compile(&Program::mlir(mlir), options)
             .map_err(DriverError::pjrt("compiling the module on XLA:CPU"))?;
         Ok(Executable { loaded })
     }
 
-    /// Compiles a module, handing its generic form to the plugin.
+    /// Compiles a module, handing its generic form to the plugin, for as many partitions as
+    /// its mesh has devices.
     pub fn compile_module(&self, module: &tpuc_ir::Module) -> Result<Executable> {
-        self.compile(&tpuc_ir::print::generic(module, &Default::default()))
+        let devices = Placement::of(module)?.device_count();
+        self.compile_with(
+            &tpuc_ir::print::generic(module, &Default::default()),
+            &spmd_options(devices),
+        )
     }
 
     /// Loads an executable serialized by the same plugin (`PJRT_Executable_DeserializeAndLoad`).
@@ -79,50 +102,135 @@ impl Executable {
     /// Copies `arguments` to the device (borrowed bytes straight from where they lie), runs
     /// the program once and copies every result back.
     pub fn execute(&self, arguments: &[HostTensor<'_>]) -> Result<Vec<HostTensor<'static>>> {
+        let refs: Vec<&HostTensor<'_>> = arguments.iter().collect();
+        let mut results = self.execute_on_devices(&[refs])?;
+        Ok(results.pop().unwrap_or_default())
+    }
+
+    /// Runs an SPMD program: each argument is cut into its devices' blocks as `placement`
+    /// says, and each result is put back together from the devices' blocks.
+    pub fn execute_placed(
+        &self,
+        placement: &Placement,
+        arguments: &[HostTensor<'_>],
+    ) -> Result<Vec<HostTensor<'static>>> {
+        let devices = placement.device_count();
+        if devices <= 1 {
+            return self.execute(arguments);
+        }
+        if self.loaded.device_count() != devices {
+            return Err(DriverError::Placement {
+                message: format!(
+                    "the executable runs on {} device(s), but the program's mesh has {devices}",
+                    self.loaded.device_count()
+                ),
+                help: Some(format!("run it with --target cpu:{devices}")),
+            });
+        }
+        let mut per_device: Vec<Vec<HostTensor<'static>>> = vec![Vec::new(); devices];
+        for (index, argument) in arguments.iter().enumerate() {
+            for (device, block) in placement
+                .split_argument(index, argument)?
+                .into_iter()
+                .enumerate()
+            {
+                per_device[device].push(block);
+            }
+        }
+        let refs: Vec<Vec<&HostTensor<'_>>> =
+            per_device.iter().map(|a| a.iter().collect()).collect();
+        let results = self.execute_on_devices(&refs)?;
+        let count = results.first().map_or(0, Vec::len);
+        let mut by_result: Vec<Vec<HostTensor<'static>>> = vec![Vec::new(); count];
+        for device_results in results {
+            for (index, result) in device_results.into_iter().enumerate() {
+                by_result[index].push(result);
+            }
+        }
+        by_result
+            .into_iter()
+            .enumerate()
+            .map(|(index, shards)| placement.assemble_result(index, shards))
+            .collect()
+    }
+
+    /// Copies each device's arguments to it, runs the program once and copies every result
+    /// back: `results[device][result]`.
+    fn execute_on_devices(
+        &self,
+        arguments: &[Vec<&HostTensor<'_>>],
+    ) -> Result<Vec<Vec<HostTensor<'static>>>> {
         let client = self.loaded.client();
         let to_device = "copying an argument to the device";
         let buffers = arguments
             .iter()
-            .map(|argument| {
-                let element_type = element_type(argument.dtype).ok_or_else(|| {
-                    DriverError::Unsupported(format!(
-                        "{} arguments cannot be passed to the device",
-                        argument.dtype
-                    ))
-                })?;
-                client
-                    .buffer_from_host(&argument.bytes, element_type, &argument.shape, 0)
-                    .map_err(DriverError::pjrt(to_device))
+            .enumerate()
+            .map(|(device, arguments)| {
+                arguments
+                    .iter()
+                    .map(|argument| {
+                        let element_type = element_type(argument.dtype).ok_or_else(|| {
+                            DriverError::Unsupported(format!(
+                                "{} arguments cannot be passed to the device",
+                                argument.dtype
+                            ))
+                        })?;
+                        client
+                            .buffer_from_host(
+                                &argument.bytes,
+                                element_type,
+                                &argument.shape,
+                                device,
+                            )
+                            .map_err(DriverError::pjrt(to_device))
+                    })
+                    .collect::<Result<Vec<_>>>()
             })
             .collect::<Result<Vec<_>>>()?;
-        let refs: Vec<_> = buffers.iter().collect();
-        let mut results = self
+        let refs: Vec<Vec<_>> = buffers.iter().map(|b| b.iter().collect()).collect();
+        let refs: Vec<&[_]> = refs.iter().map(Vec::as_slice).collect();
+        let results = self
             .loaded
-            .execute(&[&refs])
+            .execute(&refs)
             .map_err(DriverError::pjrt("executing the program"))?;
         let from_device = "copying a result to the host";
         results
-            .pop()
-            .unwrap_or_default()
             .iter()
-            .map(|buffer| {
-                let element_type = buffer
-                    .element_type()
-                    .map_err(DriverError::pjrt(from_device))?;
-                let dtype = dtype(element_type).ok_or_else(|| {
-                    DriverError::Unsupported(format!(
-                        "the program returned a {} array, which has no torch dtype",
-                        element_type.mlir_name()
-                    ))
-                })?;
-                Ok(HostTensor {
-                    dtype,
-                    shape: buffer.dims().map_err(DriverError::pjrt(from_device))?,
-                    bytes: Cow::Owned(buffer.to_host().map_err(DriverError::pjrt(from_device))?),
-                })
+            .map(|device_results| {
+                device_results
+                    .iter()
+                    .map(|buffer| {
+                        let element_type = buffer
+                            .element_type()
+                            .map_err(DriverError::pjrt(from_device))?;
+                        let dtype = dtype(element_type).ok_or_else(|| {
+                            DriverError::Unsupported(format!(
+                                "the program returned a {} array, which has no torch dtype",
+                                element_type.mlir_name()
+                            ))
+                        })?;
+                        Ok(HostTensor {
+                            dtype,
+                            shape: buffer.dims().map_err(DriverError::pjrt(from_device))?,
+                            bytes: Cow::Owned(
+                                buffer.to_host().map_err(DriverError::pjrt(from_device))?,
+                            ),
+                        })
+                    })
+                    .collect()
             })
             .collect()
     }
+}
+
+/// Compile options for a program over `devices` partitions: one replica, partition `i` on
+/// device `i`, SPMD with the Shardy partitioner when there are several.
+pub fn spmd_options(devices: usize) -> CompileOptions {
+    if devices <= 1 {
+        return CompileOptions::new();
+    }
+    let ids: Vec<i64> = (0..devices as i64).collect();
+    CompileOptions::new().partition_devices(&ids).shardy(true)
 }
 
 /// Pairs of torch dtypes and PJRT element types with the same host representation.

@@ -93,6 +93,8 @@ fixtures! {
     gpt2_core => "gpt2.core.pt2",
     bert => "bert.pt2",
     bert_core => "bert.core.pt2",
+    llama => "llama.pt2",
+    llama_core => "llama.core.pt2",
     resnet => "resnet.pt2",
     resnet_core => "resnet.core.pt2",
     vit => "vit.pt2",

@@ -1,0 +1,405 @@
+//! Placing the arguments of an SPMD program on its devices and putting its results back
+//! together, from the `sdy.mesh` and the `sdy.sharding` attributes of `main`'s signature.
+//!
+//! Partition `p` runs on device `p`; its coordinates on the mesh are `p` written in the mixed
+//! radix of the axis sizes, major axis first (the mesh's default iota device order). A
+//! dimension sharded on axes `[a, b]` (major to minor) is cut into `size(a) * size(b)` equal
+//! blocks, and the device at coordinates `(.., a=i, .., b=j, ..)` holds block `i * size(b) + j`.
+//! Axes a tensor does not use replicate it.
+
+use std::borrow::Cow;
+
+use tpuc_ir::{Attribute, Mesh, Module, NamedAttrs, TensorSharding};
+
+use crate::error::{DriverError, Result};
+use crate::tensor::HostTensor;
+
+/// Where each argument and result of a program lives on its devices.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Placement {
+    /// Mesh axes, major to minor: name and size.
+    axes: Vec<(String, usize)>,
+    arguments: Vec<Layout>,
+    results: Vec<Layout>,
+}
+
+/// The mesh axes each dimension of one tensor is split over (major to minor); no axes: the
+/// dimension is whole on every device.
+pub type Layout = Vec<Vec<String>>;
+
+impl Placement {
+    /// The placement of `main`'s arguments and results. A module without a mesh runs on one
+    /// device; a value without `sdy.sharding` is replicated.
+    pub fn of(module: &Module) -> Result<Placement> {
+        let main = module
+            .function("main")
+            .ok_or_else(|| placement_error("the module has no `main` function".to_owned(), None))?;
+        let mesh = single_mesh(module)?;
+        let axes: Vec<(String, usize)> = mesh
+            .map(|mesh| {
+                mesh.axes
+                    .iter()
+                    .map(|axis| (axis.name.clone(), axis.size as usize))
+                    .collect()
+            })
+            .unwrap_or_default();
+        let layouts = |attrs: &[NamedAttrs], what: &str| -> Result<Vec<Layout>> {
+            attrs
+                .iter()
+                .enumerate()
+                .map(|(index, attrs)| layout_of(attrs, &axes, &format!("{what} {index}")))
+                .collect()
+        };
+        Ok(Placement {
+            arguments: layouts(&main.arg_attrs, "argument")?,
+            results: layouts(&main.result_attrs, "result")?,
+            axes,
+        })
+    }
+
+    /// How many devices the program runs on: the product of the mesh's axis sizes.
+    pub fn device_count(&self) -> usize {
+        self.axes.iter().map(|(_, size)| size).product()
+    }
+
+    /// Argument `index`'s block for each device, in device order.
+    pub fn split_argument(
+        &self,
+        index: usize,
+        tensor: &HostTensor<'_>,
+    ) -> Result<Vec<HostTensor<'static>>> {
+        let layout = self.layout(&self.arguments, index, tensor, "argument")?;
+        let blocks = self.blocks(layout, &tensor.shape, &format!("argument {index}"))?;
+        Ok(blocks
+            .iter()
+            .map(|block| HostTensor {
+                dtype: tensor.dtype,
+                shape: block.sizes.clone(),
+                bytes: Cow::Owned(copy_block(tensor, block)),
+            })
+            .collect())
+    }
+
+    /// Result `index` whole, from each device's block of it (in device order).
+    pub fn assemble_result(
+        &self,
+        index: usize,
+        shards: Vec<HostTensor<'static>>,
+    ) -> Result<HostTensor<'static>> {
+        let what = format!("result {index}");
+        let first = shards
+            .first()
+            .ok_or_else(|| placement_error(format!("no device returned {what}"), None))?;
+        let layout = self.layout(&self.results, index, first, "result")?;
+        let shape: Vec<i64> = first
+            .shape
+            .iter()
+            .zip(layout)
+            .map(|(&size, axes)| size * self.product(axes) as i64)
+            .collect();
+        let blocks = self.blocks(layout, &shape, &what)?;
+        let itemsize = first.dtype.itemsize();
+        let mut whole = HostTensor {
+            dtype: first.dtype,
+            bytes: Cow::Owned(vec![0; element_count(&shape) * itemsize]),
+            shape,
+        };
+        for (device, (shard, block)) in shards.iter().zip(&blocks).enumerate() {
+            if shard.shape != block.sizes || shard.dtype != whole.dtype {
+                return Err(placement_error(
+                    format!(
+                        "device {device} returned {}{:?} for {what}, expected {}{:?}",
+                        shard.dtype, shard.shape, whole.dtype, block.sizes
+                    ),
+                    None,
+                ));
+            }
+            if block.is_primary {
+                paste_block(&mut whole, block, &shard.bytes);
+            }
+        }
+        Ok(whole)
+    }
+
+    fn layout<'a>(
+        &'a self,
+        layouts: &'a [Layout],
+        index: usize,
+        tensor: &HostTensor<'_>,
+        what: &str,
+    ) -> Result<&'a Layout> {
+        let layout = layouts.get(index).ok_or_else(|| {
+            placement_error(format!("the module's `main` has no {what} {index}"), None)
+        })?;
+        if !layout.is_empty() && layout.len() != tensor.shape.len() {
+            return Err(placement_error(
+                format!(
+                    "{what} {index} has rank {}, but its sharding names {} dimensions",
+                    tensor.shape.len(),
+                    layout.len()
+                ),
+                None,
+            ));
+        }
+        Ok(layout)
+    }
+
+    /// Each device's block of a tensor of `shape` laid out as `layout`.
+    fn blocks(&self, layout: &Layout, shape: &[i64], what: &str) -> Result<Vec<Block>> {
+        let mut sizes = shape.to_vec();
+        for (dim, axes) in layout.iter().enumerate() {
+            let parts = self.product(axes) as i64;
+            if shape[dim] % parts != 0 {
+                return Err(placement_error(
+                    format!(
+                        "{what}: dimension {dim} of size {} does not split into {parts} equal \
+                         blocks over mesh axes {axes:?}",
+                        shape[dim]
+                    ),
+                    Some("shard only dimensions the axes' sizes divide".to_owned()),
+                ));
+            }
+            sizes[dim] = shape[dim] / parts;
+        }
+        Ok((0..self.device_count().max(1))
+            .map(|device| {
+                let coords = self.coordinates(device);
+                let starts = layout
+                    .iter()
+                    .zip(&sizes)
+                    .map(|(axes, size)| self.block_index(axes, &coords) as i64 * size)
+                    .chain(std::iter::repeat(0))
+                    .take(shape.len())
+                    .collect();
+                let is_primary = self.axes.iter().zip(&coords).all(|((name, _), &coord)| {
+                    coord == 0 || layout.iter().flatten().any(|a| a == name)
+                });
+                Block {
+                    starts,
+                    sizes: sizes.clone(),
+                    full: shape.to_vec(),
+                    is_primary,
+                }
+            })
+            .collect())
+    }
+
+    /// The device's coordinate on each mesh axis.
+    fn coordinates(&self, device: usize) -> Vec<usize> {
+        let mut rest = device;
+        let mut coords = vec![0; self.axes.len()];
+        for (coord, (_, size)) in coords.iter_mut().zip(&self.axes).rev() {
+            *coord = rest % size;
+            rest /= size;
+        }
+        coords
+    }
+
+    /// Which block along one dimension split over `axes` the device at `coords` holds.
+    fn block_index(&self, axes: &[String], coords: &[usize]) -> usize {
+        axes.iter().fold(0, |index, name| {
+            let position = self.axes.iter().position(|(axis, _)| axis == name);
+            let (size, coord) = position.map_or((1, 0), |p| (self.axes[p].1, coords[p]));
+            index * size + coord
+        })
+    }
+
+    fn product(&self, axes: &[String]) -> usize {
+        axes.iter()
+            .filter_map(|name| self.axes.iter().find(|(axis, _)| axis == name))
+            .map(|(_, size)| size)
+            .product()
+    }
+}
+
+/// One device's block of a tensor: where it starts, its size, and whether this device is the
+/// one whose copy is used when blocks replicated over other axes are put back together.
+#[derive(Debug)]
+struct Block {
+    starts: Vec<i64>,
+    sizes: Vec<i64>,
+    full: Vec<i64>,
+    is_primary: bool,
+}
+
+fn single_mesh(module: &Module) -> Result<Option<&Mesh>> {
+    match module.meshes.as_slice() {
+        [] => Ok(None),
+        [mesh] => Ok(Some(mesh)),
+        meshes => Err(placement_error(
+            format!(
+                "the module declares {} meshes; tpuc runs programs on one mesh",
+                meshes.len()
+            ),
+            None,
+        )),
+    }
+}
+
+fn layout_of(attrs: &NamedAttrs, axes: &[(String, usize)], what: &str) -> Result<Layout> {
+    let Some(attribute) = attrs.get("sdy.sharding") else {
+        return Ok(Layout::new());
+    };
+    let Attribute::Sharding(TensorSharding { dims, .. }) = attribute else {
+        return Err(placement_error(
+            format!("{what}: `sdy.sharding` is not a `#sdy.sharding<...>`"),
+            None,
+        ));
+    };
+    for axis in dims.iter().flat_map(|dim| &dim.axes) {
+        if !axes.iter().any(|(name, _)| name == axis) {
+            return Err(placement_error(
+                format!("{what} is sharded on axis \"{axis}\", which the mesh lacks"),
+                None,
+            ));
+        }
+    }
+    Ok(dims.iter().map(|dim| dim.axes.clone()).collect())
+}
+
+fn element_count(shape: &[i64]) -> usize {
+    shape.iter().map(|&d| d as usize).product()
+}
+
+/// Calls `run(source_offset, length)` for every contiguous run of a block, in row-major order,
+/// with offsets in elements of the full tensor.
+fn for_each_run(block: &Block, mut run: impl FnMut(usize, usize)) {
+    let rank = block.full.len();
+    if rank == 0 {
+        run(0, 1);
+        return;
+    }
+    if block.sizes.contains(&0) {
+        return;
+    }
+    let inner = block.sizes[rank - 1] as usize;
+    let mut index = vec![0i64; rank - 1];
+    loop {
+        let offset = (0..rank).fold(0usize, |offset, dim| {
+            let at = block.starts[dim] + index.get(dim).copied().unwrap_or(0);
+            offset * block.full[dim] as usize + at as usize
+        });
+        run(offset, inner);
+        let mut dim = rank - 1;
+        loop {
+            if dim == 0 {
+                return;
+            }
+            dim -= 1;
+            index[dim] += 1;
+            if index[dim] < block.sizes[dim] {
+                break;
+            }
+            index[dim] = 0;
+        }
+    }
+}
+
+fn copy_block(tensor: &HostTensor<'_>, block: &Block) -> Vec<u8> {
+    let itemsize = tensor.dtype.itemsize();
+    let mut out = Vec::with_capacity(element_count(&block.sizes) * itemsize);
+    for_each_run(block, |offset, length| {
+        out.extend_from_slice(&tensor.bytes[offset * itemsize..(offset + length) * itemsize]);
+    });
+    out
+}
+
+fn paste_block(whole: &mut HostTensor<'static>, block: &Block, bytes: &[u8]) {
+    let itemsize = whole.dtype.itemsize();
+    let target = whole.bytes.to_mut();
+    let mut read = 0;
+    for_each_run(block, |offset, length| {
+        let count = length * itemsize;
+        target[offset * itemsize..offset * itemsize + count]
+            .copy_from_slice(&bytes[read..read + count]);
+        read += count;
+    });
+}
+
+fn placement_error(message: String, help: Option<String>) -> DriverError {
+    DriverError::Placement { message, help }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use tpuc_pt2::DType;
+
+    fn placement(axes: &[(&str, usize)], arguments: Vec<Layout>) -> Placement {
+        Placement {
+            axes: axes.iter().map(|&(n, s)| (n.to_owned(), s)).collect(),
+            results: arguments.clone(),
+            arguments,
+        }
+    }
+
+    fn tensor(shape: &[i64]) -> HostTensor<'static> {
+        let values: Vec<u8> = (0..element_count(shape) as u32)
+            .flat_map(|v| v.to_le_bytes())
+            .collect();
+        HostTensor {
+            dtype: DType::I32,
+            shape: shape.to_vec(),
+            bytes: Cow::Owned(values),
+        }
+    }
+
+    fn values(tensor: &HostTensor<'_>) -> Vec<u32> {
+        tensor
+            .bytes
+            .chunks(4)
+            .map(|c| u32::from_le_bytes(c.try_into().unwrap()))
+            .collect()
+    }
+
+    fn axes(names: &[&str]) -> Vec<String> {
+        names.iter().map(|&n| n.to_owned()).collect()
+    }
+
+    #[test]
+    fn a_2d_mesh_splits_rows_and_columns_and_reassembles() {
+        // dp=2 major, tp=2 minor; rows over dp, columns over tp.
+        let p = placement(
+            &[("dp", 2), ("tp", 2)],
+            vec![vec![axes(&["dp"]), axes(&["tp"])]],
+        );
+        let x = tensor(&[2, 4]);
+        let shards = p.split_argument(0, &x).unwrap();
+        let got: Vec<Vec<u32>> = shards.iter().map(values).collect();
+        assert_eq!(got, [vec![0, 1], vec![2, 3], vec![4, 5], vec![6, 7]]);
+        assert_eq!(values(&p.assemble_result(0, shards).unwrap()), values(&x));
+    }
+
+    #[test]
+    fn two_axes_on_one_dimension_go_major_to_minor_and_unused_axes_replicate() {
+        let p = placement(
+            &[("a", 2), ("b", 2)],
+            vec![vec![axes(&["b", "a"])], vec![vec![]]],
+        );
+        let x = tensor(&[8]);
+        let got: Vec<Vec<u32>> = p
+            .split_argument(0, &x)
+            .unwrap()
+            .iter()
+            .map(values)
+            .collect();
+        // device (a, b): block b * 2 + a
+        assert_eq!(got, [vec![0, 1], vec![4, 5], vec![2, 3], vec![6, 7]]);
+        let replicated = p.split_argument(1, &x).unwrap();
+        assert!(replicated.iter().all(|s| values(s) == values(&x)));
+        assert_eq!(
+            values(&p.assemble_result(1, replicated).unwrap()),
+            values(&x)
+        );
+    }
+
+    #[test]
+    fn a_dimension_the_axes_do_not_divide_is_an_error() {
+        let p = placement(&[("x", 4)], vec![vec![axes(&["x"])]]);
+        let error = p.split_argument(0, &tensor(&[6])).unwrap_err();
+        assert!(
+            error.to_string().contains("does not split into 4"),
+            "{error}"
+        );
+    }
+}
