@@ -1,0 +1,86 @@
+//! `--fuse` end to end: fixtures with composites kept and with them inlined compile for a TPU
+//! topology through libtpu, the fusion choice enters the cache key, and `--timing` counts the
+//! composites.
+
+mod support;
+
+use support::{compile, fixture, json, tpuc, uncached, warnings};
+
+const FUSED_FIXTURES: &[&str] = &["decoder", "gpt2", "bert", "vit", "llama", "quant_bf16"];
+
+#[test]
+fn fused_fixtures_compile_for_tpu_kept_and_inlined() {
+    let cache = tempfile::tempdir().unwrap();
+    let inlined = format!(
+        "--passes={},{},inline-composites",
+        tpuc_passes::DEFAULT_PIPELINE,
+        tpuc_passes::FUSE_PASSES
+    );
+    for name in FUSED_FIXTURES {
+        for variant in ["pt2", "core.pt2"] {
+            let path = fixture(&format!("{name}.{variant}"));
+            let model = path.to_str().unwrap();
+            for flags in [&["--fuse"][..], &[inlined.as_str()][..]] {
+                let mut args = vec!["compile", model, "--target", "tpu:v5e:2x2"];
+                args.extend_from_slice(flags);
+                let (report, stderr) = json(cache.path(), &args);
+                assert!(warnings(&stderr).is_empty(), "{name}.{variant} {flags:?}: {stderr}");
+                let target = &report["targets"][0];
+                assert_eq!(target["target"], "tpu:v5e:2x2");
+                assert!(target["key"].is_string(), "{report}");
+            }
+        }
+    }
+}
+
+#[test]
+fn the_fusion_choice_enters_the_cache_key() {
+    let cache = tempfile::tempdir().unwrap();
+    let model = fixture("decoder.pt2");
+    let (plain, _) = compile(cache.path(), &model, &["cpu"]);
+    let (fused, _) = json(
+        cache.path(),
+        &["compile", model.to_str().unwrap(), "--target", "cpu", "--fuse"],
+    );
+    let (unfused, _) = json(
+        cache.path(),
+        &["compile", model.to_str().unwrap(), "--target", "cpu", "--no-fuse"],
+    );
+    let key = |r: &serde_json::Value| r["targets"][0]["key"].as_str().unwrap().to_owned();
+    assert_ne!(key(&plain), key(&fused));
+    assert_ne!(plain["module_sha256"], fused["module_sha256"]);
+    assert_eq!(key(&plain), key(&unfused), "--no-fuse is the default");
+    assert_eq!(fused["targets"][0]["hit"], false);
+}
+
+#[test]
+fn timing_counts_the_composites_of_each_kind() {
+    let out = uncached(&["lower", "testdata/models/llama.pt2", "--fuse", "--timing"]);
+    assert!(out.status.success());
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    for (kind, count) in [
+        ("odml.rms_norm", 5),
+        ("tpuc.rotary_embedding", 4),
+        ("tpuc.scaled_dot_product_attention", 2),
+        ("tpuc.swiglu", 2),
+    ] {
+        let line = stderr
+            .lines()
+            .find(|l| l.starts_with(&format!("composite {kind} ")))
+            .unwrap_or_else(|| panic!("no count for {kind}:\n{stderr}"));
+        assert!(line.ends_with(&format!(" {count}")), "{line}");
+    }
+    let plain = uncached(&["lower", "testdata/models/llama.pt2", "--timing"]);
+    assert!(!String::from_utf8_lossy(&plain.stderr).contains("composite "));
+}
+
+#[test]
+fn fuse_and_no_fuse_conflict() {
+    let cache = tempfile::tempdir().unwrap();
+    let out = tpuc(
+        cache.path(),
+        &["lower", "testdata/models/decoder.pt2", "--fuse", "--no-fuse"],
+    );
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("cannot be used with"));
+}
