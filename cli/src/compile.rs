@@ -73,10 +73,20 @@ pub fn run(args: &Args) -> Result<ExitCode> {
         .remote
         .open(args.cache.open()?, &PlanOptions::default())?;
     let plugins = args.plugins.paths();
+    let tpu = args
+        .targets
+        .iter()
+        .filter(|t| t.to_string().starts_with("tpu"))
+        .count();
+    let platform = match tpu {
+        0 => Some("cpu"),
+        n if n == args.targets.len() => Some("tpu"),
+        _ => None,
+    };
     let report = tpuc_driver::compile(
         &args.model,
         &args.targets,
-        &args.lowering.options(),
+        &args.lowering.options(platform)?,
         &plugins,
         &caches,
     )?;

@@ -54,14 +54,17 @@ pub struct LoweringArgs {
 }
 
 impl LoweringArgs {
-    pub fn options(&self) -> LowerOptions {
-        LowerOptions {
+    /// The options; `platform` (`tpu`, `cpu`, or `None` when targets mix them) picks kernels.
+    pub fn options(&self, platform: Option<&str>) -> Result<LowerOptions> {
+        Ok(LowerOptions {
             inline_weights: self.inline_weights,
             dims: self.dims.iter().cloned().collect(),
             input_shapes: self.input_shapes.iter().cloned().collect(),
             keep_going: self.keep_going,
-            passes: self.passes.options(tpuc_passes::DEFAULT_PIPELINE),
-        }
+            passes: self
+                .passes
+                .options(tpuc_passes::DEFAULT_PIPELINE, platform)?,
+        })
     }
 }
 
@@ -106,9 +109,9 @@ pub fn run(args: &Args) -> Result<()> {
         EmitArg::Fx => Emit::Fx,
     };
     let text = match emit {
-        Emit::Fx => tpuc_driver::emit(&args.model, emit, &args.lowering.options())?,
+        Emit::Fx => tpuc_driver::emit(&args.model, emit, &args.lowering.options(Some("tpu"))?)?,
         stablehlo => {
-            let lowered = tpuc_driver::lower(&args.model, &args.lowering.options())?;
+            let lowered = tpuc_driver::lower(&args.model, &args.lowering.options(Some("tpu"))?)?;
             args.lowering.passes.print_report(&lowered.program.passes);
             lowered.text(stablehlo)
         }

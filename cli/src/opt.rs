@@ -44,7 +44,7 @@ pub fn run(args: &Args) -> Result<()> {
         tpuc_ir::parse::parse_module_with_spans(&text).map_err(|e| e.with_source(&name, &text))?;
     tpuc_ir::verify(&module)
         .map_err(|e| e.with_module_text(&name, &text, &spans).with_user_sources())?;
-    let report = args.passes.options("").run(&mut module)?;
+    let report = args.passes.options("", Some("tpu"))?.run(&mut module)?;
     args.passes.print_report(&report);
     let options = PrintOptions::with_locations(if args.strip_locations {
         LocationStyle::Strip

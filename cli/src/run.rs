@@ -71,7 +71,8 @@ pub fn run(args: &Args) -> Result<ExitCode> {
         .iter()
         .map(Input::read)
         .collect::<Result<Vec<_>, _>>()?;
-    let prepared = tpuc_driver::prepare(&args.model, &inputs, &args.lowering.options())?;
+    let prepared =
+        tpuc_driver::prepare(&args.model, &inputs, &args.lowering.options(Some("cpu"))?)?;
     let mesh_devices = prepared.placement()?.device_count();
     if mesh_devices > devices {
         return Err(miette!(

@@ -24,7 +24,10 @@ fn fused_fixtures_compile_for_tpu_kept_and_inlined() {
                 let mut args = vec!["compile", model, "--target", "tpu:v5e:2x2"];
                 args.extend_from_slice(flags);
                 let (report, stderr) = json(cache.path(), &args);
-                assert!(warnings(&stderr).is_empty(), "{name}.{variant} {flags:?}: {stderr}");
+                assert!(
+                    warnings(&stderr).is_empty(),
+                    "{name}.{variant} {flags:?}: {stderr}"
+                );
                 let target = &report["targets"][0];
                 assert_eq!(target["target"], "tpu:v5e:2x2");
                 assert!(target["key"].is_string(), "{report}");
@@ -40,11 +43,23 @@ fn the_fusion_choice_enters_the_cache_key() {
     let (plain, _) = compile(cache.path(), &model, &["cpu"]);
     let (fused, _) = json(
         cache.path(),
-        &["compile", model.to_str().unwrap(), "--target", "cpu", "--fuse"],
+        &[
+            "compile",
+            model.to_str().unwrap(),
+            "--target",
+            "cpu",
+            "--fuse",
+        ],
     );
     let (unfused, _) = json(
         cache.path(),
-        &["compile", model.to_str().unwrap(), "--target", "cpu", "--no-fuse"],
+        &[
+            "compile",
+            model.to_str().unwrap(),
+            "--target",
+            "cpu",
+            "--no-fuse",
+        ],
     );
     let key = |r: &serde_json::Value| r["targets"][0]["key"].as_str().unwrap().to_owned();
     assert_ne!(key(&plain), key(&fused));
@@ -79,7 +94,12 @@ fn fuse_and_no_fuse_conflict() {
     let cache = tempfile::tempdir().unwrap();
     let out = tpuc(
         cache.path(),
-        &["lower", "testdata/models/decoder.pt2", "--fuse", "--no-fuse"],
+        &[
+            "lower",
+            "testdata/models/decoder.pt2",
+            "--fuse",
+            "--no-fuse",
+        ],
     );
     assert!(!out.status.success());
     assert!(String::from_utf8_lossy(&out.stderr).contains("cannot be used with"));

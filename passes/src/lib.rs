@@ -18,8 +18,9 @@ mod prune_args;
 pub mod rewrite;
 
 pub use error::PassError;
-pub use fusion::{composite_counts, names as composite_names};
+pub use fusion::{Kernel, KernelLibrary, composite_counts, names as composite_names};
 pub use pass::{Pass, PassContext};
 pub use pipeline::{
-    DEFAULT_PIPELINE, FUSE_PASSES, PassOptions, PassStat, Pipeline, PipelineReport, RunOptions, op_count,
+    DEFAULT_PIPELINE, FUSE_PASSES, PassOptions, PassStat, Pipeline, PipelineReport, RunOptions,
+    op_count,
 };

@@ -68,6 +68,8 @@ pub struct PipelineReport {
     pub context: PassContext,
     /// How many composites of each name the module holds after the run.
     pub composites: BTreeMap<String, usize>,
+    /// How many composites each kernel replaced (with a kernel library).
+    pub kernels: BTreeMap<String, usize>,
 }
 
 impl Pipeline {
@@ -201,6 +203,9 @@ impl PipelineReport {
         for (name, count) in &self.composites {
             out.push_str(&format!("composite {name:<42} {count:>6}\n"));
         }
+        for (name, count) in &self.kernels {
+            out.push_str(&format!("kernel {name:<45} {count:>6}\n"));
+        }
         out
     }
 }
@@ -211,6 +216,8 @@ pub struct PassOptions {
     /// Pass names separated by commas (see [`Pipeline::parse`]).
     pub pipeline: String,
     pub run: RunOptions,
+    /// Kernels replacing the composites they implement once the pipeline has run.
+    pub kernels: Option<crate::KernelLibrary>,
 }
 
 impl Default for PassOptions {
@@ -218,6 +225,7 @@ impl Default for PassOptions {
         Self {
             pipeline: DEFAULT_PIPELINE.to_owned(),
             run: RunOptions::default(),
+            kernels: None,
         }
     }
 }
@@ -228,6 +236,25 @@ impl PassOptions {
     pub fn run(&self, module: &mut Module) -> Result<PipelineReport, PassError> {
         let mut run = self.run.clone();
         run.verify_each |= cfg!(debug_assertions);
-        Pipeline::parse(&self.pipeline)?.run(module, &run)
+        let mut report = Pipeline::parse(&self.pipeline)?.run(module, &run)?;
+        if let Some(library) = &self.kernels {
+            let ops_before = op_count(module);
+            let start = Instant::now();
+            report.kernels = crate::fusion::substitute_kernels(module, library)?;
+            if run.verify_each {
+                tpuc_ir::verify(module).map_err(|source| PassError::Verify {
+                    pass: "kernels".to_owned(),
+                    source,
+                })?;
+            }
+            report.stats.push(PassStat {
+                name: "kernels",
+                duration: start.elapsed(),
+                ops_before,
+                ops_after: op_count(module),
+            });
+            report.composites = crate::fusion::composite_counts(module);
+        }
+        Ok(report)
     }
 }

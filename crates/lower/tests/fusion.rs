@@ -10,7 +10,9 @@ use tpuc_passes::{DEFAULT_PIPELINE, FUSE_PASSES, PassOptions};
 use tpuc_pt2::Archive;
 
 fn lower_with(file: &str, pipeline: &str) -> tpuc_ir::Module {
-    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../testdata/models").join(file);
+    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("../../testdata/models")
+        .join(file);
     let archive = Archive::open(&path).expect("fixture opens");
     let options = LowerOptions {
         passes: PassOptions {
@@ -114,7 +116,9 @@ fn every_fixture_gets_its_composites_in_both_dialects() {
 
 #[test]
 fn fixtures_without_these_patterns_get_no_composites() {
-    for fixture in ["mlp", "cnn", "resnet", "misc", "stateful", "cond", "dyn_conv"] {
+    for fixture in [
+        "mlp", "cnn", "resnet", "misc", "stateful", "cond", "dyn_conv",
+    ] {
         for variant in ["pt2", "core.pt2"] {
             let file = format!("{fixture}.{variant}");
             let module = lower_with(&file, &fused());
@@ -134,7 +138,12 @@ fn identical_layers_share_one_decomposition() {
         .count();
     // Two layers: one attention, one SwiGLU, one RMSNorm and two rotary (query and key
     // shapes differ) decompositions.
-    assert_eq!(private, 5, "{}", tpuc_ir::print::pretty(&module, &Default::default()));
+    assert_eq!(
+        private,
+        5,
+        "{}",
+        tpuc_ir::print::pretty(&module, &Default::default())
+    );
 }
 
 #[test]

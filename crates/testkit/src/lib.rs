@@ -15,6 +15,7 @@ use std::time::{Duration, Instant};
 
 use tempfile::TempDir;
 
+pub mod attention;
 pub mod zip;
 
 /// The credentials every test server accepts.

@@ -157,7 +157,7 @@ pub fn swiglu(f: &Function, root: OpId) -> Option<Match> {
                 ops: t.ops,
                 operands: vec![Operand::plain(gate), Operand::plain(up)],
                 results: vec![out],
-        result_shape: None,
+                result_shape: None,
             });
         }
     }

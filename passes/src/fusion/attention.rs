@@ -46,7 +46,9 @@ fn through_broadcasts(f: &Function, value: Value) -> Option<(Value, Vec<i64>)> {
     let mut map: Vec<i64> = (0..rank(f, value)? as i64).collect();
     let mut inner = value;
     while let Some(op) = f.defining_op(inner).map(|op| f.op(op)) {
-        let OpKind::BroadcastInDim { dims } = &op.kind else { break };
+        let OpKind::BroadcastInDim { dims } = &op.kind else {
+            break;
+        };
         map = dims.iter().map(|&d| map[d as usize]).collect();
         inner = op.operands[0];
     }
@@ -65,11 +67,19 @@ fn position_dim(f: &Function, value: Value) -> Option<i64> {
 /// Whether the boolean `pred` (a constant expression, possibly broadcast) is true exactly
 /// where the key position (score dim 3) is at most the query position (dim 2).
 fn is_causal(f: &Function, pred: Value) -> bool {
-    let Some((compare, map)) = through_broadcasts(f, pred) else { return false };
-    let Some(cmp) = f.defining_op(compare).map(|op| f.op(op)) else { return false };
-    let OpKind::Compare { direction, .. } = cmp.kind else { return false };
+    let Some((compare, map)) = through_broadcasts(f, pred) else {
+        return false;
+    };
+    let Some(cmp) = f.defining_op(compare).map(|op| f.op(op)) else {
+        return false;
+    };
+    let OpKind::Compare { direction, .. } = cmp.kind else {
+        return false;
+    };
     let at = |v| position_dim(f, v).and_then(|d| map.get(d as usize).copied());
-    let (Some(a), Some(b)) = (at(cmp.operands[0]), at(cmp.operands[1])) else { return false };
+    let (Some(a), Some(b)) = (at(cmp.operands[0]), at(cmp.operands[1])) else {
+        return false;
+    };
     matches!(
         (a, b, direction),
         (3, 2, ComparisonDirection::Le) | (2, 3, ComparisonDirection::Ge)
@@ -79,8 +89,12 @@ fn is_causal(f: &Function, pred: Value) -> bool {
 /// Whether the additive `mask` (a constant expression) is `0` where causal and `-inf`
 /// elsewhere.
 fn is_additive_causal(f: &Function, mask: Value) -> bool {
-    let Some((select, map)) = through_broadcasts(f, mask) else { return false };
-    let Some(op) = f.defining_op(select).map(|op| f.op(op)) else { return false };
+    let Some((select, map)) = through_broadcasts(f, mask) else {
+        return false;
+    };
+    let Some(op) = f.defining_op(select).map(|op| f.op(op)) else {
+        return false;
+    };
     if op.kind != OpKind::Select
         || splat_value(f, op.operands[1]) != Some(0.0)
         || splat_value(f, op.operands[2]) != Some(f64::NEG_INFINITY)
@@ -89,15 +103,23 @@ fn is_additive_causal(f: &Function, mask: Value) -> bool {
     }
     // Causality of the predicate in the select's own dimensions, then mapped to the scores.
     let pred = op.operands[0];
-    let Some((compare, inner)) = through_broadcasts(f, pred) else { return false };
-    let Some(cmp) = f.defining_op(compare).map(|op| f.op(op)) else { return false };
-    let OpKind::Compare { direction, .. } = cmp.kind else { return false };
+    let Some((compare, inner)) = through_broadcasts(f, pred) else {
+        return false;
+    };
+    let Some(cmp) = f.defining_op(compare).map(|op| f.op(op)) else {
+        return false;
+    };
+    let OpKind::Compare { direction, .. } = cmp.kind else {
+        return false;
+    };
     let at = |v| {
         position_dim(f, v)
             .and_then(|d| inner.get(d as usize).copied())
             .and_then(|d| map.get(d as usize).copied())
     };
-    let (Some(a), Some(b)) = (at(cmp.operands[0]), at(cmp.operands[1])) else { return false };
+    let (Some(a), Some(b)) = (at(cmp.operands[0]), at(cmp.operands[1])) else {
+        return false;
+    };
     matches!(
         (a, b, direction),
         (3, 2, ComparisonDirection::Le) | (2, 3, ComparisonDirection::Ge)
@@ -188,14 +210,24 @@ fn safe_softmax(t: &mut Taker<'_>, value: Value) -> Option<Value> {
     if op.kind != OpKind::Select || splat_value(f, op.operands[1]) != Some(0.0) {
         return None;
     }
-    let [all_masked, _, p] = op.operands[..] else { return None };
+    let [all_masked, _, p] = op.operands[..] else {
+        return None;
+    };
     let mut probe = Taker::new(f);
     let reduced = probe.broadcast_back(all_masked, &[3])?;
     let (masked, dims) = probe.reduce(reduced, BinaryOp::And, None)?;
     let cmp = probe.take(masked, |k| {
-        matches!(k, OpKind::Compare { direction: ComparisonDirection::Eq, .. })
+        matches!(
+            k,
+            OpKind::Compare {
+                direction: ComparisonDirection::Eq,
+                ..
+            }
+        )
     })?;
-    let [x, inf] = cmp.operands[..] else { return None };
+    let [x, inf] = cmp.operands[..] else {
+        return None;
+    };
     let mut inner = Taker::new(f);
     let (softmax_input, _) = softmax_of(&mut inner, p)?;
     if dims != [3] || splat_value(f, inf) != Some(f64::NEG_INFINITY) || softmax_input != x {

@@ -5,6 +5,7 @@
 mod activation;
 mod attention;
 mod inline;
+mod kernels;
 mod matcher;
 mod norm;
 mod outline;
@@ -16,8 +17,9 @@ use std::collections::{BTreeMap, HashMap, HashSet};
 
 use tpuc_ir::{Function, Module, OpId, OpKind, PrintOptions};
 
-pub use inline::InlineComposites;
 use crate::pass::{Pass, PassContext};
+pub use inline::InlineComposites;
+pub use kernels::{Kernel, KernelLibrary, substitute as substitute_kernels};
 use outline::is_constant_expr;
 use outline::{Match, outline};
 

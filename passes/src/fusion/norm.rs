@@ -114,7 +114,7 @@ pub fn rms_norm(f: &Function, root: OpId) -> Option<Match> {
             ops: t.ops,
             operands,
             results: vec![out],
-        result_shape: None,
+            result_shape: None,
         },
     ))
 }
@@ -145,9 +145,21 @@ pub fn layer_norm(f: &Function, root: OpId) -> Option<Match> {
     if f.op(bn_op).results.first() != Some(&rows) {
         return None;
     }
-    let bn = t.take(rows, |k| matches!(k, OpKind::BatchNormTraining { feature_index: 1, .. }))?;
-    let OpKind::BatchNormTraining { epsilon: eps, .. } = bn.kind else { return None };
-    let [reshaped, scale, offset] = bn.operands[..] else { return None };
+    let bn = t.take(rows, |k| {
+        matches!(
+            k,
+            OpKind::BatchNormTraining {
+                feature_index: 1,
+                ..
+            }
+        )
+    })?;
+    let OpKind::BatchNormTraining { epsilon: eps, .. } = bn.kind else {
+        return None;
+    };
+    let [reshaped, scale, offset] = bn.operands[..] else {
+        return None;
+    };
     if splat_value(f, scale) != Some(1.0) || splat_value(f, offset) != Some(0.0) {
         return None;
     }

@@ -98,7 +98,10 @@ pub fn outline(f: &mut Function, m: &Match, decomposition: &str) -> Option<Funct
     let result_types: Vec<Type> = match (&m.result_shape, &m.results[..]) {
         (Some(shape), [result]) => {
             let ty = f.value_type(*result).as_tensor()?;
-            vec![Type::Tensor(TensorType::new(shape.as_slice().into_shape(), ty.element))]
+            vec![Type::Tensor(TensorType::new(
+                shape.as_slice().into_shape(),
+                ty.element,
+            ))]
         }
         (Some(_), _) => return None,
         (None, _) => m.results.iter().map(|&v| f.value_type(v).clone()).collect(),

@@ -2,7 +2,10 @@
 //! (a stable descending `sort` of the probabilities and their positions, sliced), and
 //! optionally the selected weights renormalised to sum to one. Results: weights, indices.
 
-use tpuc_ir::{Attribute, BinaryOp, ComparisonDirection, ElementType, Function, NamedAttrs, OpId, OpKind, Value};
+use tpuc_ir::{
+    Attribute, BinaryOp, ComparisonDirection, ElementType, Function, NamedAttrs, OpId, OpKind,
+    Value,
+};
 
 use super::matcher::{Taker, rank, shape};
 use super::names;
@@ -12,14 +15,25 @@ use super::softmax::softmax_of;
 /// Whether the sort's comparator orders the first operand descending: `a > b` (or, with the
 /// lowering's NaN handling, `a > b || (b == b && a != a)`).
 fn descending(f: &Function, sort: &tpuc_ir::Operation) -> bool {
-    let Some(&region) = sort.regions.first() else { return false };
-    let Some(&block) = f.region(region).blocks.first() else { return false };
+    let Some(&region) = sort.regions.first() else {
+        return false;
+    };
+    let Some(&block) = f.region(region).blocks.first() else {
+        return false;
+    };
     let args = &f.block(block).args;
     let ops: Vec<&tpuc_ir::Operation> = f.block(block).ops.iter().map(|&op| f.op(op)).collect();
-    let Some((ret, body)) = ops.split_last() else { return false };
+    let Some((ret, body)) = ops.split_last() else {
+        return false;
+    };
     let gt = body.iter().find(|op| {
-        matches!(op.kind, OpKind::Compare { direction: ComparisonDirection::Gt, .. })
-            && op.operands == [args[0], args[1]]
+        matches!(
+            op.kind,
+            OpKind::Compare {
+                direction: ComparisonDirection::Gt,
+                ..
+            }
+        ) && op.operands == [args[0], args[1]]
     });
     let Some(gt) = gt else { return false };
     let returned = ret.operands.first().copied();
@@ -27,11 +41,16 @@ fn descending(f: &Function, sort: &tpuc_ir::Operation) -> bool {
         return body.len() == 1;
     }
     // The NaN tie-break must read only the two values.
-    let reads_values = body
-        .iter()
-        .all(|op| op.operands.iter().all(|v| [args[0], args[1]].contains(v) || body.iter().any(|o| o.results.contains(v))));
+    let reads_values = body.iter().all(|op| {
+        op.operands
+            .iter()
+            .all(|v| [args[0], args[1]].contains(v) || body.iter().any(|o| o.results.contains(v)))
+    });
     let kinds_ok = body.iter().all(|op| {
-        matches!(op.kind, OpKind::Compare { .. } | OpKind::Binary(BinaryOp::And | BinaryOp::Or))
+        matches!(
+            op.kind,
+            OpKind::Compare { .. } | OpKind::Binary(BinaryOp::And | BinaryOp::Or)
+        )
     });
     let or_of_gt = body.iter().any(|op| {
         op.kind == OpKind::Binary(BinaryOp::Or)
@@ -45,7 +64,14 @@ fn descending(f: &Function, sort: &tpuc_ir::Operation) -> bool {
 fn leading_slice(t: &mut Taker<'_>, value: Value, dim: usize) -> Option<(Value, i64)> {
     let f = t.f;
     let op = t.take(value, |k| matches!(k, OpKind::Slice { .. }))?;
-    let OpKind::Slice { start, limit, strides } = &op.kind else { return None };
+    let OpKind::Slice {
+        start,
+        limit,
+        strides,
+    } = &op.kind
+    else {
+        return None;
+    };
     let full = shape(f, op.operands[0])?;
     let whole = (0..full.len()).all(|d| d == dim || (start[d] == 0 && limit[d] as u64 == full[d]));
     let ok = whole && start[dim] == 0 && strides.iter().all(|&s| s == 1);
@@ -69,10 +95,19 @@ pub fn top_k_routing(f: &Function, root: OpId) -> Option<Match> {
     };
     let (sorted, k) = leading_slice(&mut t, values, last)?;
     let sort = t.take(sorted, |k| matches!(k, OpKind::Sort { .. }))?;
-    let OpKind::Sort { dimension, is_stable: true } = sort.kind else { return None };
-    let [probs, positions] = sort.operands[..] else { return None };
+    let OpKind::Sort {
+        dimension,
+        is_stable: true,
+    } = sort.kind
+    else {
+        return None;
+    };
+    let [probs, positions] = sort.operands[..] else {
+        return None;
+    };
     let iota_along = matches!(f.op(f.defining_op(positions)?).kind, OpKind::Iota { dimension: d } if d == dimension);
-    if dimension != last as i64 || sorted != sort.results[0] || !iota_along || !descending(f, sort) {
+    if dimension != last as i64 || sorted != sort.results[0] || !iota_along || !descending(f, sort)
+    {
         return None;
     }
     let indices_slices: Vec<Value> = f
@@ -80,7 +115,9 @@ pub fn top_k_routing(f: &Function, root: OpId) -> Option<Match> {
         .iter()
         .filter_map(|u| f.op(u.op).results.first().copied())
         .collect();
-    let [indices] = indices_slices[..] else { return None };
+    let [indices] = indices_slices[..] else {
+        return None;
+    };
     let (_, index_k) = leading_slice(&mut t, indices, last)?;
     if index_k != k {
         return None;
@@ -90,7 +127,13 @@ pub fn top_k_routing(f: &Function, root: OpId) -> Option<Match> {
         return None;
     }
     let attributes = NamedAttrs::new()
-        .with("k", Attribute::Int { value: k, ty: ElementType::I64 })
+        .with(
+            "k",
+            Attribute::Int {
+                value: k,
+                ty: ElementType::I64,
+            },
+        )
         .with("normalize", Attribute::Bool(normalized));
     Some(Match {
         name: names::TOP_K_ROUTING,
