@@ -68,6 +68,14 @@ def buckets():
                         dtype=dtype, causal=causal, scale=rounded(1 / math.sqrt(128), dtype),
                     )
                 )
+    # Grouped-query (Llama-style: 8 heads over 4 kv heads), the kernel's wrapper repeats k and v.
+    out.append(
+        Bucket(
+            name="flash_attention_causal_bf16_b2h8g4s512d128", batch=2, heads=8, kv_heads=4,
+            seq=512, head_dim=128, dtype="bfloat16", causal=True,
+            scale=rounded(1 / math.sqrt(128), "bfloat16"),
+        )
+    )
     # The decoder fixture's attention (B=2, H=2, S=8, E=8, causal), interpret mode only.
     out.append(
         Bucket(

@@ -104,3 +104,38 @@ fn fuse_and_no_fuse_conflict() {
     assert!(!out.status.success());
     assert!(String::from_utf8_lossy(&out.stderr).contains("cannot be used with"));
 }
+
+#[test]
+fn inspect_counts_the_composites_fuse_outlines() {
+    let out = uncached(&[
+        "inspect",
+        "testdata/models/gpt2.core.pt2",
+        "--composites",
+        "--format",
+        "json",
+    ]);
+    assert!(out.status.success());
+    let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(
+        report["composites"],
+        serde_json::json!({
+            "tpuc.gelu": 2,
+            "tpuc.layer_norm": 5,
+            "tpuc.scaled_dot_product_attention": 2
+        })
+    );
+    let text = uncached(&["inspect", "testdata/models/gpt2.core.pt2", "--composites"]);
+    let text = String::from_utf8_lossy(&text.stdout);
+    assert!(
+        text.contains("composites (with --fuse)\n      5  tpuc.layer_norm"),
+        "{text}"
+    );
+    let plain = uncached(&[
+        "inspect",
+        "testdata/models/gpt2.core.pt2",
+        "--format",
+        "json",
+    ]);
+    let plain: serde_json::Value = serde_json::from_slice(&plain.stdout).unwrap();
+    assert!(plain.get("composites").is_none());
+}

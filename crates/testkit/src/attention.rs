@@ -15,7 +15,8 @@ pub struct Attention {
 }
 
 impl Attention {
-    /// The scale tpuc's lowering uses: `1/sqrt(head_dim)` as a constant of the element type.
+    /// The module: `@main(q, k, v)` scaling the scores by `1/sqrt(head_dim)` as a constant of
+    /// the element type, as tpuc's lowering does.
     pub fn module(&self) -> String {
         let Self {
             batch: b,

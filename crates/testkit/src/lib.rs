@@ -1,7 +1,8 @@
 //! Real servers for tpuc's own tests, started on loopback only: the S3-compatible store
 //! (s3s-fs) that `scripts/s3-server.sh` installs from crates.io, pinned, and a server that is
-//! alive but hopelessly slow ([`TrickleServer`]); and [`zip::edit_records`], which alters a real
-//! archive's records with consistent checksums.
+//! alive but hopelessly slow ([`TrickleServer`]); [`zip::edit_records`], which alters a real
+//! archive's records with consistent checksums; and [`attention::Attention`], attention modules
+//! as the lowering writes them at any shape.
 
 use std::io::{Read, Write};
 use std::net::{TcpListener, TcpStream};

@@ -33,10 +33,7 @@ fn half_x_one_plus<'f>(
     }
     let [p, q] = factors[..] else { return None };
     for (one_plus, x) in [(p, q), (q, p)] {
-        let mut attempt = Taker {
-            f: t.f,
-            ops: t.ops.clone(),
-        };
+        let mut attempt = t.fork();
         let Some((inner_t, one)) = attempt.with_splat(one_plus, BinaryOp::Add) else {
             continue;
         };
@@ -116,10 +113,7 @@ pub fn gelu_erf(f: &Function, root: OpId) -> Option<Match> {
 fn silu_of(t: &mut Taker<'_>, value: Value) -> Option<Value> {
     let (a, b) = t.peek_binary(value, BinaryOp::Multiply)?;
     for (x, s) in [(a, b), (b, a)] {
-        let mut attempt = Taker {
-            f: t.f,
-            ops: t.ops.clone(),
-        };
+        let mut attempt = t.fork();
         if attempt.unary(s, UnaryOp::Logistic) == Some(x) {
             attempt.binary(value, BinaryOp::Multiply)?;
             *t = attempt;

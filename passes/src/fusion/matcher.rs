@@ -16,6 +16,14 @@ impl<'f> Taker<'f> {
         Self { f, ops: Vec::new() }
     }
 
+    /// A copy to try an alternative on; adopt it with `*self = attempt` if it matches.
+    pub fn fork(&self) -> Self {
+        Self {
+            f: self.f,
+            ops: self.ops.clone(),
+        }
+    }
+
     /// The op defining `value` when `accept` takes its kind; it joins the match.
     pub fn take(
         &mut self,
@@ -112,7 +120,7 @@ impl<'f> Taker<'f> {
         }
         let init = producer.operands[1];
         let init_ok = match init_value {
-            Some(want) => splat_value(f, init).is_some_and(|c| same(want, c)),
+            Some(want) => splat_value(f, init) == Some(want),
             None => is_true(f, init),
         };
         if !init_ok {
@@ -187,11 +195,6 @@ fn is_true(f: &Function, value: Value) -> bool {
     }) && element(f, value) == Some(ElementType::I1)
 }
 
-/// Whether two splat values are the same number (NaN-free; -inf equals -inf).
-pub fn same(a: f64, b: f64) -> bool {
-    a == b
-}
-
 /// The value of a splat constant expression: a splat constant, possibly broadcast, reshaped
 /// or converted.
 pub fn splat_value(f: &Function, value: Value) -> Option<f64> {
@@ -222,16 +225,20 @@ pub fn shape(f: &Function, value: Value) -> Option<Vec<u64>> {
     crate::rewrite::static_shape_of(f, value)
 }
 
-/// Whether `value` is exactly `expected` rounded to its element type (how the lowering and
-/// the exporters materialise a constant such as `1/sqrt(2)`).
+/// Whether `value` is exactly `expected` rounded to the element type of `of` (how the lowering
+/// and the exporters materialise a constant such as `1/sqrt(2)`). f16 is not recognised.
 pub fn is_rounded(f: &Function, value: f64, expected: f64, of: Value) -> bool {
     match element(f, of) {
         Some(ElementType::F64) => value == expected,
         Some(ElementType::F32) => value == f64::from(expected as f32),
-        Some(ElementType::BF16 | ElementType::F16) => {
-            // One rounding step of the narrow type: compare through f32 with its precision.
-            (value - expected).abs() <= expected.abs() * 2f64.powi(-8)
-        }
+        Some(ElementType::BF16) => value == f64::from(to_bf16(expected as f32)),
         _ => false,
     }
+}
+
+/// `x` rounded to bfloat16 (to nearest, ties to even), as an f32.
+fn to_bf16(x: f32) -> f32 {
+    let bits = x.to_bits();
+    let rounded = bits.wrapping_add(0x7FFF + ((bits >> 16) & 1)) & 0xFFFF_0000;
+    f32::from_bits(rounded)
 }

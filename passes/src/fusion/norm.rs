@@ -27,10 +27,7 @@ fn affine<'f>(t: &mut Taker<'f>, value: Value, op: BinaryOp) -> Option<(Value, V
         &[(a, b)]
     };
     for &(y, broadcast) in orders {
-        let mut attempt = Taker {
-            f: t.f,
-            ops: t.ops.clone(),
-        };
+        let mut attempt = t.fork();
         let Some(op_w) = attempt.take(
             broadcast,
             |k| matches!(k, OpKind::BroadcastInDim { dims } if *dims == [last]),
@@ -70,10 +67,7 @@ fn mean_square(t: &mut Taker<'_>, value: Value) -> Option<Value> {
 fn rms_normalized(t: &mut Taker<'_>, value: Value) -> Option<(Value, f64)> {
     let (a, b) = t.peek_binary(value, BinaryOp::Multiply)?;
     for (x, scale) in [(a, b), (b, a)] {
-        let mut attempt = Taker {
-            f: t.f,
-            ops: t.ops.clone(),
-        };
+        let mut attempt = t.fork();
         let last = rank(t.f, value)?.checked_sub(1)? as i64;
         let Some(r) = attempt.broadcast_back(scale, &[last]) else {
             continue;

@@ -63,10 +63,7 @@ pub fn rotary_embedding(f: &Function, root: OpId) -> Option<Match> {
             continue;
         };
         for (rot, sin) in [(r0, r1), (r1, r0)] {
-            let mut attempt = Taker {
-                f,
-                ops: t.ops.clone(),
-            };
+            let mut attempt = t.fork();
             let Some(x) = rotate_half(&mut attempt, rot) else {
                 continue;
             };

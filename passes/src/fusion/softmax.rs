@@ -1,6 +1,8 @@
 //! Softmax over one axis: `exp(x - max(x)) / sum(exp(x - max(x)))`.
 
-use tpuc_ir::{Attribute, BinaryOp, ElementType, Function, NamedAttrs, OpId, UnaryOp, Value};
+use tpuc_ir::{
+    Attribute, BinaryOp, ElementType, Function, NamedAttrs, OpId, OpKind, UnaryOp, Value,
+};
 
 use super::matcher::Taker;
 use super::names;
@@ -9,16 +11,7 @@ use super::outline::{Match, Operand};
 /// The softmax computing `value`: its input and axis.
 pub fn softmax_of(t: &mut Taker<'_>, value: Value) -> Option<(Value, i64)> {
     let (e, sum) = t.binary(value, BinaryOp::Divide)?;
-    let (sum, dims) = {
-        let mut probe = Taker {
-            f: t.f,
-            ops: Vec::new(),
-        };
-        let reduced = probe.take(sum, |k| matches!(k, tpuc_ir::OpKind::BroadcastInDim { .. }))?;
-        let reduced = reduced.operands[0];
-        let (_, dims) = probe.reduce(reduced, BinaryOp::Add, Some(0.0))?;
-        (sum, dims)
-    };
+    let dims = reduced_dims(t.f, sum)?;
     let [axis] = dims[..] else { return None };
     let total = t.broadcast_back(sum, &dims)?;
     let (summed, _) = t.reduce(total, BinaryOp::Add, Some(0.0))?;
@@ -30,6 +23,23 @@ pub fn softmax_of(t: &mut Taker<'_>, value: Value) -> Option<(Value, i64)> {
     let max = t.broadcast_back(max, &dims)?;
     let (maxed, max_dims) = t.reduce(max, BinaryOp::Maximum, Some(f64::NEG_INFINITY))?;
     (maxed == x && max_dims == dims).then_some((x, axis))
+}
+
+/// The dimensions reduced by the reduction a broadcast (of it, or of it reshaped to keep the
+/// reduced dimensions) re-expands.
+fn reduced_dims(f: &Function, broadcast: Value) -> Option<Vec<i64>> {
+    let op = f.op(f.defining_op(broadcast)?);
+    if !matches!(op.kind, OpKind::BroadcastInDim { .. }) {
+        return None;
+    }
+    let mut inner = f.op(f.defining_op(op.operands[0])?);
+    if inner.kind == OpKind::Reshape {
+        inner = f.op(f.defining_op(inner.operands[0])?);
+    }
+    match &inner.kind {
+        OpKind::Reduce { dimensions } => Some(dimensions.clone()),
+        _ => None,
+    }
 }
 
 pub fn softmax(f: &Function, root: OpId) -> Option<Match> {
