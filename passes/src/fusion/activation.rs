@@ -139,9 +139,7 @@ pub fn silu(f: &Function, root: OpId) -> Option<Match> {
 
 pub fn swiglu(f: &Function, root: OpId) -> Option<Match> {
     let out = *f.op(root).results.first()?;
-    let probe = Taker::new(f);
-    let (a, b) = probe.peek_binary(out, BinaryOp::Multiply)?;
-    for (gated, up) in [(a, b), (b, a)] {
+    for (gated, up) in Taker::new(f).both_orders(out, BinaryOp::Multiply)? {
         let mut t = Taker::new(f);
         t.binary(out, BinaryOp::Multiply)?;
         if let Some(gate) = silu_of(&mut t, gated) {

@@ -5,11 +5,10 @@
 //! into that layout outside the composite when the dot products read another one).
 
 use tpuc_ir::{
-    Attribute, BinaryOp, ComparisonDirection, DotDims, ElementType, Function, NamedAttrs, OpId,
-    OpKind, Value,
+    Attribute, BinaryOp, ComparisonDirection, DotDims, Function, NamedAttrs, OpId, OpKind, Value,
 };
 
-use super::matcher::{Taker, element, rank, shape, splat_value};
+use super::matcher::{Taker, element, f32_attr, i64_attr, rank, shape, splat_value};
 use super::names;
 use super::outline::{Match, Operand};
 use super::softmax::softmax_of;
@@ -65,44 +64,9 @@ fn position_dim(f: &Function, value: Value) -> Option<i64> {
 }
 
 /// Whether the boolean `pred` (a constant expression, possibly broadcast) is true exactly
-/// where the key position (score dim 3) is at most the query position (dim 2).
-fn is_causal(f: &Function, pred: Value) -> bool {
-    let Some((compare, map)) = through_broadcasts(f, pred) else {
-        return false;
-    };
-    let Some(cmp) = f.defining_op(compare).map(|op| f.op(op)) else {
-        return false;
-    };
-    let OpKind::Compare { direction, .. } = cmp.kind else {
-        return false;
-    };
-    let at = |v| position_dim(f, v).and_then(|d| map.get(d as usize).copied());
-    let (Some(a), Some(b)) = (at(cmp.operands[0]), at(cmp.operands[1])) else {
-        return false;
-    };
-    matches!(
-        (a, b, direction),
-        (3, 2, ComparisonDirection::Le) | (2, 3, ComparisonDirection::Ge)
-    )
-}
-
-/// Whether the additive `mask` (a constant expression) is `0` where causal and `-inf`
-/// elsewhere.
-fn is_additive_causal(f: &Function, mask: Value) -> bool {
-    let Some((select, map)) = through_broadcasts(f, mask) else {
-        return false;
-    };
-    let Some(op) = f.defining_op(select).map(|op| f.op(op)) else {
-        return false;
-    };
-    if op.kind != OpKind::Select
-        || splat_value(f, op.operands[1]) != Some(0.0)
-        || splat_value(f, op.operands[2]) != Some(f64::NEG_INFINITY)
-    {
-        return false;
-    }
-    // Causality of the predicate in the select's own dimensions, then mapped to the scores.
-    let pred = op.operands[0];
+/// where the key position (score dim 3) is at most the query position (dim 2); `outer` maps
+/// `pred`'s dimensions to the scores'.
+fn is_causal_in(f: &Function, pred: Value, outer: &[i64]) -> bool {
     let Some((compare, inner)) = through_broadcasts(f, pred) else {
         return false;
     };
@@ -115,7 +79,7 @@ fn is_additive_causal(f: &Function, mask: Value) -> bool {
     let at = |v| {
         position_dim(f, v)
             .and_then(|d| inner.get(d as usize).copied())
-            .and_then(|d| map.get(d as usize).copied())
+            .and_then(|d| outer.get(d as usize).copied())
     };
     let (Some(a), Some(b)) = (at(cmp.operands[0]), at(cmp.operands[1])) else {
         return false;
@@ -124,6 +88,25 @@ fn is_additive_causal(f: &Function, mask: Value) -> bool {
         (a, b, direction),
         (3, 2, ComparisonDirection::Le) | (2, 3, ComparisonDirection::Ge)
     )
+}
+
+fn is_causal(f: &Function, pred: Value) -> bool {
+    is_causal_in(f, pred, &[0, 1, 2, 3])
+}
+
+/// Whether the additive `mask` (a constant expression) is `0` where causal and `-inf`
+/// elsewhere.
+fn is_additive_causal(f: &Function, mask: Value) -> bool {
+    let Some((select, map)) = through_broadcasts(f, mask) else {
+        return false;
+    };
+    let Some(op) = f.defining_op(select).map(|op| f.op(op)) else {
+        return false;
+    };
+    op.kind == OpKind::Select
+        && splat_value(f, op.operands[1]) == Some(0.0)
+        && splat_value(f, op.operands[2]) == Some(f64::NEG_INFINITY)
+        && is_causal_in(f, op.operands[0], &map)
 }
 
 /// A mask on the scores: what was masked and how.
@@ -238,13 +221,6 @@ fn safe_softmax(t: &mut Taker<'_>, value: Value) -> Option<Value> {
     Some(p)
 }
 
-fn int(value: i64) -> Attribute {
-    Attribute::Int {
-        value,
-        ty: ElementType::I64,
-    }
-}
-
 pub fn attention(f: &Function, root: OpId) -> Option<Match> {
     let out = *f.op(root).results.first()?;
     let mut t = Taker::new(f);
@@ -314,16 +290,10 @@ pub fn attention(f: &Function, root: OpId) -> Option<Match> {
         operands.push(Operand::plain(m));
     }
     let attributes = NamedAttrs::new()
-        .with(
-            "scale",
-            Attribute::Float {
-                value: scale,
-                ty: ElementType::F32,
-            },
-        )
+        .with("scale", f32_attr(scale))
         .with("causal", Attribute::Bool(causal))
-        .with("heads", int(heads))
-        .with("kv_heads", int(kv_heads))
+        .with("heads", i64_attr(heads))
+        .with("kv_heads", i64_attr(kv_heads))
         .with("softmax_f32", Attribute::Bool(widened));
     Some(Match {
         name: names::ATTENTION,

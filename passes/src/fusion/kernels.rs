@@ -265,18 +265,8 @@ pub fn substitute(
             else {
                 continue;
             };
-            let inputs: Vec<Type> = f
-                .op(op)
-                .operands
-                .iter()
-                .map(|&v| f.value_type(v).clone())
-                .collect();
-            let outputs: Vec<Type> = f
-                .op(op)
-                .results
-                .iter()
-                .map(|&v| f.value_type(v).clone())
-                .collect();
+            let inputs = value_types(f, &f.op(op).operands);
+            let outputs = value_types(f, &f.op(op).results);
             let Some(kernel) = library.find(name, *version, attributes, &inputs, &outputs) else {
                 continue;
             };
@@ -323,4 +313,8 @@ pub fn substitute(
         }
     }
     Ok(used)
+}
+
+fn value_types(f: &Function, values: &[tpuc_ir::Value]) -> Vec<Type> {
+    values.iter().map(|&v| f.value_type(v).clone()).collect()
 }

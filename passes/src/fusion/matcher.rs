@@ -1,7 +1,9 @@
 //! What patterns read the IR with: the op defining a value (recorded as part of the match),
 //! splat constants, reductions and the broadcasts that undo them.
 
-use tpuc_ir::{BinaryOp, ElementType, Function, OpId, OpKind, Operation, UnaryOp, Value};
+use tpuc_ir::{
+    Attribute, BinaryOp, ElementType, Function, OpId, OpKind, Operation, UnaryOp, Value,
+};
 
 use crate::rewrite::constant_of;
 
@@ -63,6 +65,35 @@ impl<'f> Taker<'f> {
         };
         self.binary(value, op)?;
         Some((x, c))
+    }
+
+    /// `value = op(a, b)`: both operand orders, `(a, b)` and `(b, a)`, without taking it.
+    pub fn both_orders(&self, value: Value, op: BinaryOp) -> Option<[(Value, Value); 2]> {
+        let (a, b) = self.peek_binary(value, op)?;
+        Some([(a, b), (b, a)])
+    }
+
+    /// A unit-stride `slice(x)` keeping every dimension but `dim` whole: `x` and the start
+    /// and limit along `dim`.
+    pub fn slice_along(&mut self, value: Value, dim: usize) -> Option<(Value, i64, i64)> {
+        let f = self.f;
+        let op = f.op(f.defining_op(value)?);
+        let OpKind::Slice {
+            start,
+            limit,
+            strides,
+        } = &op.kind
+        else {
+            return None;
+        };
+        let full = shape(f, op.operands[0])?;
+        let whole =
+            (0..full.len()).all(|d| d == dim || (start[d] == 0 && limit[d] as u64 == full[d]));
+        if !whole || strides.iter().any(|&s| s != 1) {
+            return None;
+        }
+        self.take(value, |_| true)?;
+        Some((op.operands[0], start[dim], limit[dim]))
     }
 
     /// `value = op(a, b)` without taking it.
@@ -241,4 +272,20 @@ fn to_bf16(x: f32) -> f32 {
     let bits = x.to_bits();
     let rounded = bits.wrapping_add(0x7FFF + ((bits >> 16) & 1)) & 0xFFFF_0000;
     f32::from_bits(rounded)
+}
+
+/// An `i64` composite attribute.
+pub fn i64_attr(value: i64) -> Attribute {
+    Attribute::Int {
+        value,
+        ty: ElementType::I64,
+    }
+}
+
+/// An `f32` composite attribute (`value` is exactly representable as one where it matters).
+pub fn f32_attr(value: f64) -> Attribute {
+    Attribute::Float {
+        value,
+        ty: ElementType::F32,
+    }
 }

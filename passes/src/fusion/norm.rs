@@ -1,20 +1,11 @@
 //! Normalizations over the last axis: RMSNorm (`x * rsqrt(mean(x^2) + eps) [* w]`) and
 //! LayerNorm (as the lowering writes it: `batch_norm_training` over rows, then `* w + b`).
 
-use tpuc_ir::{
-    Attribute, BinaryOp, ElementType, Function, NamedAttrs, OpId, OpKind, UnaryOp, Value,
-};
+use tpuc_ir::{BinaryOp, Function, NamedAttrs, OpId, OpKind, UnaryOp, Value};
 
-use super::matcher::{Taker, is_rounded, rank, shape, splat_value};
+use super::matcher::{Taker, f32_attr, i64_attr, is_rounded, rank, shape, splat_value};
 use super::names;
 use super::outline::{Match, Operand};
-
-fn epsilon(value: f64) -> Attribute {
-    Attribute::Float {
-        value,
-        ty: ElementType::F32,
-    }
-}
 
 /// `value = op(y, broadcast_in_dim(w, dims = [last]))` in either order, `w` of rank 1: `y`, `w`.
 fn affine<'f>(t: &mut Taker<'f>, value: Value, op: BinaryOp) -> Option<(Value, Value)> {
@@ -104,7 +95,7 @@ pub fn rms_norm(f: &Function, root: OpId) -> Option<Match> {
         f,
         Match {
             name: names::RMS_NORM,
-            attributes: NamedAttrs::new().with("epsilon", epsilon(eps)),
+            attributes: NamedAttrs::new().with("epsilon", f32_attr(eps)),
             ops: t.ops,
             operands,
             results: vec![out],
@@ -170,14 +161,11 @@ pub fn layer_norm(f: &Function, root: OpId) -> Option<Match> {
     let mut operands = vec![Operand::plain(x)];
     operands.extend(weight.map(Operand::plain));
     operands.extend(bias.map(Operand::plain));
-    let axis = Attribute::Int {
-        value: xs.len() as i64 - 1,
-        ty: ElementType::I64,
-    };
+    let axis = i64_attr(xs.len() as i64 - 1);
     Some(Match {
         name: names::LAYER_NORM,
         attributes: NamedAttrs::new()
-            .with("epsilon", epsilon(f64::from(eps)))
+            .with("epsilon", f32_attr(f64::from(eps)))
             .with("axis", axis),
         ops: t.ops,
         operands,

@@ -19,41 +19,18 @@ fn rotate_half(t: &mut Taker<'_>, value: Value) -> Option<Value> {
         return None;
     };
     let high = t.unary(negated, UnaryOp::Negate)?;
-    let (x_high, high_start) = half_slice(t, high, last)?;
-    let (x_low, low_start) = half_slice(t, low, last)?;
-    let size = *shape(f, x_high)?.last()?;
-    (x_high == x_low && high_start == size / 2 && low_start == 0 && size % 2 == 0).then_some(x_high)
-}
-
-/// `slice(x)` taking half of the last axis with unit strides: `x` and where the half starts.
-fn half_slice(t: &mut Taker<'_>, value: Value, last: i64) -> Option<(Value, u64)> {
-    let f = t.f;
-    let op = t.take(value, |k| matches!(k, OpKind::Slice { .. }))?;
-    let OpKind::Slice {
-        start,
-        limit,
-        strides,
-    } = &op.kind
-    else {
-        return None;
-    };
-    let x = op.operands[0];
-    let full = shape(f, x)?;
-    let l = last as usize;
-    let whole_elsewhere = (0..full.len())
-        .filter(|&d| d != l)
-        .all(|d| start[d] == 0 && limit[d] as u64 == full[d]);
-    let half = full[l] / 2;
-    let ok =
-        whole_elsewhere && strides.iter().all(|&s| s == 1) && (limit[l] - start[l]) as u64 == half;
-    ok.then_some((x, start[l] as u64))
+    let (x_high, high_start, high_limit) = t.slice_along(high, last as usize)?;
+    let (x_low, low_start, low_limit) = t.slice_along(low, last as usize)?;
+    let size = *shape(f, x_high)?.last()? as i64;
+    let halves = size % 2 == 0
+        && (low_start, low_limit) == (0, size / 2)
+        && (high_start, high_limit) == (size / 2, size);
+    (x_high == x_low && halves).then_some(x_high)
 }
 
 pub fn rotary_embedding(f: &Function, root: OpId) -> Option<Match> {
     let out = *f.op(root).results.first()?;
-    let probe = Taker::new(f);
-    let (a, b) = probe.peek_binary(out, BinaryOp::Add)?;
-    for (direct, rotated) in [(a, b), (b, a)] {
+    for (direct, rotated) in Taker::new(f).both_orders(out, BinaryOp::Add)? {
         let mut t = Taker::new(f);
         t.binary(out, BinaryOp::Add)?;
         let Some((r0, r1)) = t.binary(rotated, BinaryOp::Multiply) else {

@@ -3,11 +3,10 @@
 //! optionally the selected weights renormalised to sum to one. Results: weights, indices.
 
 use tpuc_ir::{
-    Attribute, BinaryOp, ComparisonDirection, ElementType, Function, NamedAttrs, OpId, OpKind,
-    Value,
+    Attribute, BinaryOp, ComparisonDirection, Function, NamedAttrs, OpId, OpKind, Value,
 };
 
-use super::matcher::{Taker, rank, shape};
+use super::matcher::{Taker, i64_attr, rank};
 use super::names;
 use super::outline::{Match, Operand};
 use super::softmax::softmax_of;
@@ -62,20 +61,10 @@ fn descending(f: &Function, sort: &tpuc_ir::Operation) -> bool {
 
 /// `slice(x)` keeping the first `k` along `dim` and everything else: `x` and `k`.
 fn leading_slice(t: &mut Taker<'_>, value: Value, dim: usize) -> Option<(Value, i64)> {
-    let f = t.f;
-    let op = t.take(value, |k| matches!(k, OpKind::Slice { .. }))?;
-    let OpKind::Slice {
-        start,
-        limit,
-        strides,
-    } = &op.kind
-    else {
-        return None;
-    };
-    let full = shape(f, op.operands[0])?;
-    let whole = (0..full.len()).all(|d| d == dim || (start[d] == 0 && limit[d] as u64 == full[d]));
-    let ok = whole && start[dim] == 0 && strides.iter().all(|&s| s == 1);
-    ok.then_some((op.operands[0], limit[dim]))
+    match t.slice_along(value, dim)? {
+        (x, 0, k) => Some((x, k)),
+        _ => None,
+    }
 }
 
 pub fn top_k_routing(f: &Function, root: OpId) -> Option<Match> {
@@ -127,13 +116,7 @@ pub fn top_k_routing(f: &Function, root: OpId) -> Option<Match> {
         return None;
     }
     let attributes = NamedAttrs::new()
-        .with(
-            "k",
-            Attribute::Int {
-                value: k,
-                ty: ElementType::I64,
-            },
-        )
+        .with("k", i64_attr(k))
         .with("normalize", Attribute::Bool(normalized));
     Some(Match {
         name: names::TOP_K_ROUTING,

@@ -1,10 +1,8 @@
 //! Softmax over one axis: `exp(x - max(x)) / sum(exp(x - max(x)))`.
 
-use tpuc_ir::{
-    Attribute, BinaryOp, ElementType, Function, NamedAttrs, OpId, OpKind, UnaryOp, Value,
-};
+use tpuc_ir::{BinaryOp, Function, NamedAttrs, OpId, OpKind, UnaryOp, Value};
 
-use super::matcher::Taker;
+use super::matcher::{Taker, i64_attr};
 use super::names;
 use super::outline::{Match, Operand};
 
@@ -48,13 +46,7 @@ pub fn softmax(f: &Function, root: OpId) -> Option<Match> {
     let (x, axis) = softmax_of(&mut t, out)?;
     let m = Match {
         name: names::SOFTMAX,
-        attributes: NamedAttrs::new().with(
-            "axis",
-            Attribute::Int {
-                value: axis,
-                ty: ElementType::I64,
-            },
-        ),
+        attributes: NamedAttrs::new().with("axis", i64_attr(axis)),
         ops: t.ops,
         operands: vec![Operand::plain(x)],
         results: vec![out],
