@@ -65,22 +65,7 @@ fn main() -> ExitCode {
     );
     let mut ok = true;
     for kernel in &library.kernels {
-        let types = kernel.operand_types();
-        let (q, kv) = (types[0].as_tensor().unwrap(), types[1].as_tensor().unwrap());
-        let (qs, kvs) = (q.static_shape().unwrap(), kv.static_shape().unwrap());
-        let attention = Attention {
-            batch: qs[0],
-            heads: qs[1],
-            kv_heads: kvs[1],
-            seq: qs[2],
-            head_dim: qs[3],
-            element: if q.element == tpuc_ir::ElementType::BF16 {
-                "bf16"
-            } else {
-                "f32"
-            },
-            causal: kernel.attributes.get("causal") == Some(&tpuc_ir::Attribute::Bool(true)),
-        };
+        let attention = Attention::of(kernel);
         let text = attention.module();
         match (
             cost(&text, None, &target),

@@ -11,40 +11,13 @@ use std::path::{Path, PathBuf};
 
 use support::{fixture, json, repo_root, tpuc};
 use tpuc_driver::{HostTensor, Runtime, Tolerance};
-use tpuc_ir::{Attribute, Module};
-use tpuc_passes::{DEFAULT_PIPELINE, FUSE_PASSES, Kernel, KernelLibrary, PassOptions};
+use tpuc_ir::Module;
+use tpuc_passes::{DEFAULT_PIPELINE, FUSE_PASSES, KernelLibrary, PassOptions};
 use tpuc_pt2::DType;
 use tpuc_testkit::attention::Attention;
 
 fn library(target: &str) -> KernelLibrary {
     KernelLibrary::load(&repo_root().join("kernels"), target).expect("the shipped library loads")
-}
-
-/// The attention a kernel declares it implements.
-fn attention_of(kernel: &Kernel) -> Attention {
-    let shape = kernel.operand_types()[0]
-        .as_tensor()
-        .unwrap()
-        .static_shape()
-        .unwrap();
-    let kv = kernel.operand_types()[1]
-        .as_tensor()
-        .unwrap()
-        .static_shape()
-        .unwrap();
-    let element = match kernel.operand_types()[0].as_tensor().unwrap().element {
-        tpuc_ir::ElementType::BF16 => "bf16",
-        _ => "f32",
-    };
-    Attention {
-        batch: shape[0],
-        heads: shape[1],
-        kv_heads: kv[1],
-        seq: shape[2],
-        head_dim: shape[3],
-        element,
-        causal: kernel.attributes.get("causal") == Some(&Attribute::Bool(true)),
-    }
 }
 
 /// The attention module fused, with the library's kernels substituted when given; and how
@@ -100,7 +73,7 @@ fn every_interpret_kernel_computes_its_composite() {
     );
     let runtime = Runtime::cpu(None).unwrap();
     for kernel in &library.kernels {
-        let attention = attention_of(kernel);
+        let attention = Attention::of(kernel);
         let text = attention.module();
         let (reference, none) = fused(&text, None);
         let (substituted, replaced) = fused(&text, Some(&library));
@@ -165,7 +138,7 @@ fn every_tpu_kernel_compiles_through_libtpu() {
     );
     let target = "tpu:v5e:1x1".parse().unwrap();
     for kernel in &library.kernels {
-        let (module, replaced) = fused(&attention_of(kernel).module(), Some(&library));
+        let (module, replaced) = fused(&Attention::of(kernel).module(), Some(&library));
         assert_eq!(replaced, 1, "{}", kernel.name);
         let text = tpuc_ir::print::generic(&module, &Default::default());
         assert!(text.contains("tpu_custom_call"), "{}", kernel.name);

@@ -15,6 +15,30 @@ pub struct Attention {
 }
 
 impl Attention {
+    /// The attention a kernel of a library implements, from its signature and declaration.
+    pub fn of(kernel: &tpuc_passes::Kernel) -> Self {
+        let types = kernel.operand_types();
+        let tensor = |i: usize| types[i].as_tensor().expect("kernel operands are tensors");
+        let (q, kv) = (tensor(0), tensor(1));
+        let (qs, kvs) = (
+            q.static_shape().expect("static kernel shapes"),
+            kv.static_shape().expect("static kernel shapes"),
+        );
+        Self {
+            batch: qs[0],
+            heads: qs[1],
+            kv_heads: kvs[1],
+            seq: qs[2],
+            head_dim: qs[3],
+            element: if q.element == tpuc_ir::ElementType::BF16 {
+                "bf16"
+            } else {
+                "f32"
+            },
+            causal: kernel.attributes.get("causal") == Some(&tpuc_ir::Attribute::Bool(true)),
+        }
+    }
+
     /// The module: `@main(q, k, v)` scaling the scores by `1/sqrt(head_dim)` as a constant of
     /// the element type, as tpuc's lowering does.
     pub fn module(&self) -> String {
