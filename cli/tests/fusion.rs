@@ -139,3 +139,37 @@ fn inspect_counts_the_composites_fuse_outlines() {
     let plain: serde_json::Value = serde_json::from_slice(&plain.stdout).unwrap();
     assert!(plain.get("composites").is_none());
 }
+
+#[test]
+fn a_plan_with_kernels_prewarms_what_compile_with_kernels_hits() {
+    let cache = tempfile::tempdir().unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::copy(fixture("decoder.pt2"), dir.path().join("decoder.pt2")).unwrap();
+    let kernels = support::repo_root().join("kernels");
+    let plan = format!(
+        "[options]\nkernels = {:?}\n\n[[models]]\npath = \"decoder.pt2\"\ntargets = [\"cpu\"]\n",
+        kernels.to_str().unwrap()
+    );
+    let plan_path = dir.path().join("plan.toml");
+    std::fs::write(&plan_path, plan).unwrap();
+    let out = tpuc(cache.path(), &["prewarm", plan_path.to_str().unwrap()]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let model = dir.path().join("decoder.pt2");
+    let (report, _) = json(
+        cache.path(),
+        &[
+            "compile",
+            model.to_str().unwrap(),
+            "--target",
+            "cpu",
+            "--kernels",
+            "kernels",
+        ],
+    );
+    assert_eq!(report["frontend_hit"], true, "{report}");
+    assert_eq!(report["targets"][0]["hit"], true, "{report}");
+}

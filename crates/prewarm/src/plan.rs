@@ -32,6 +32,12 @@ pub struct PlanOptions {
     pub remote: Option<String>,
     pub endpoint: Option<String>,
     pub read_only: bool,
+    /// Outline composites (`--fuse`).
+    pub fuse: bool,
+    /// A kernel library (`--kernels`), relative to the plan's directory as written.
+    pub kernels: Option<PathBuf>,
+    /// `tpu` or `cpu` (`--kernel-target`).
+    pub kernel_target: Option<String>,
 }
 
 /// One compile of the plan.
@@ -69,7 +75,7 @@ where
             let span = error.span().unwrap_or(0..0);
             at.error(span, error.message().to_owned(), "here", None)
         })?;
-        let options = resolve_options(&raw.options, &at)?;
+        let options = resolve_options(&raw.options, base, &at)?;
         if raw.models.is_empty() {
             return Err(at.error(
                 0..0,
@@ -130,7 +136,7 @@ impl Locator<'_> {
     }
 }
 
-fn resolve_options(raw: &RawOptions, at: &Locator) -> Result<PlanOptions, PlanError> {
+fn resolve_options(raw: &RawOptions, base: &Path, at: &Locator) -> Result<PlanOptions, PlanError> {
     let jobs = match &raw.jobs {
         None => None,
         Some(jobs) => match usize::try_from(*jobs.get_ref()) {
@@ -162,11 +168,27 @@ fn resolve_options(raw: &RawOptions, at: &Locator) -> Result<PlanOptions, PlanEr
             ));
         }
     }
+    if let Some(target) = &raw.kernel_target
+        && !["tpu", "cpu"].contains(&target.get_ref().as_str())
+    {
+        return Err(at.error(
+            target.span(),
+            format!(
+                "`kernel_target` must be \"tpu\" or \"cpu\", not `{}`",
+                target.get_ref()
+            ),
+            "not a kernel target",
+            None,
+        ));
+    }
     Ok(PlanOptions {
         jobs,
         remote: raw.remote.as_ref().map(|r| r.get_ref().clone()),
         endpoint: raw.endpoint.as_ref().map(|e| e.get_ref().clone()),
         read_only: raw.read_only.unwrap_or(false),
+        fuse: raw.fuse.unwrap_or(false),
+        kernels: raw.kernels.as_ref().map(|k| base.join(k.get_ref())),
+        kernel_target: raw.kernel_target.as_ref().map(|t| t.get_ref().clone()),
     })
 }
 

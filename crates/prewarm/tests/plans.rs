@@ -191,6 +191,7 @@ targets = ["tpu:v6e:2x2", "cpu"]
             remote: Some("s3://team-cache/tpuc".into()),
             endpoint: Some("http://127.0.0.1:9000".into()),
             read_only: true,
+            ..PlanOptions::default()
         }
     );
 }
