@@ -38,19 +38,27 @@ fn affine<'f>(t: &mut Taker<'f>, value: Value, op: BinaryOp) -> Option<(Value, V
 
 /// `mean(x * x)` over the last axis, as a sum times `1/N` or divided by `N`.
 fn mean_square(t: &mut Taker<'_>, value: Value) -> Option<Value> {
-    let (sum, n) = if let Some((sum, k)) = t.with_splat(value, BinaryOp::Multiply) {
-        (sum, 1.0 / k)
+    /// How the sum becomes a mean: times this constant, or divided by it.
+    enum By {
+        Times(f64),
+        Over(f64),
+    }
+    let (sum, by) = if let Some((sum, k)) = t.with_splat(value, BinaryOp::Multiply) {
+        (sum, By::Times(k))
     } else {
         let (sum, d) = t.peek_binary(value, BinaryOp::Divide)?;
         let d = splat_value(t.f, d)?;
         t.binary(value, BinaryOp::Divide)?;
-        (sum, d)
+        (sum, By::Over(d))
     };
     let (square, dims) = t.reduce(sum, BinaryOp::Add, Some(0.0))?;
     let (x, y) = t.binary(square, BinaryOp::Multiply)?;
     let last = rank(t.f, x)?.checked_sub(1)? as i64;
     let size = *shape(t.f, x)?.last()? as f64;
-    let exact = is_rounded(t.f, 1.0 / n, 1.0 / size, value) || n == size;
+    let exact = match by {
+        By::Times(k) => is_rounded(t.f, k, 1.0 / size, value),
+        By::Over(d) => d == size,
+    };
     (x == y && dims == [last] && exact).then_some(x)
 }
 
