@@ -173,3 +173,34 @@ fn a_plan_with_kernels_prewarms_what_compile_with_kernels_hits() {
     assert_eq!(report["frontend_hit"], true, "{report}");
     assert_eq!(report["targets"][0]["hit"], true, "{report}");
 }
+
+#[test]
+fn opt_fuses_a_module_jax_wrote() {
+    let pipeline = format!("--passes={}", tpuc_passes::DEFAULT_PIPELINE);
+    let out = uncached(&[
+        "opt",
+        "testdata/jax/transformer_block.pretty.mlir",
+        &pipeline,
+        "--fuse",
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = String::from_utf8_lossy(&out.stdout);
+    let count = |name: &str| {
+        text.matches(&format!("stablehlo.composite \"{name}\""))
+            .count()
+    };
+    // JAX's rank-3 attention (no batch dimension) is not read as attention; its softmax is.
+    assert_eq!(
+        [
+            count("odml.rms_norm"),
+            count("odml.softmax"),
+            count("tpuc.gelu")
+        ],
+        [2, 1, 1],
+        "{text}"
+    );
+}

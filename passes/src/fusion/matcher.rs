@@ -73,6 +73,52 @@ impl<'f> Taker<'f> {
         Some([(a, b), (b, a)])
     }
 
+    /// `value = broadcast_in_dim(x)` keeping the dimensions in order and expanding `x`'s
+    /// size-1 dimension `dim` (a `keepdims` reduction broadcast back): `x`.
+    pub fn expand_size_one(&mut self, value: Value, dim: usize) -> Option<Value> {
+        let f = self.f;
+        let op = f.op(f.defining_op(value)?);
+        let OpKind::BroadcastInDim { dims } = &op.kind else {
+            return None;
+        };
+        let x = op.operands[0];
+        let (from, to) = (shape(f, x)?, shape(f, value)?);
+        let in_order = dims.iter().enumerate().all(|(i, &d)| d == i as i64);
+        let only_dim = from.len() == to.len()
+            && (0..to.len()).all(|d| {
+                if d == dim {
+                    from[d] == 1
+                } else {
+                    from[d] == to[d]
+                }
+            });
+        if !in_order || !only_dim {
+            return None;
+        }
+        self.take(value, |_| true)?;
+        Some(x)
+    }
+
+    /// `value` = `x` with a trailing size-1 dimension appended (a reduction's `keepdims`), by a
+    /// `reshape` or a `broadcast_in_dim` keeping the dimensions in order: `x`.
+    pub fn keepdim(&mut self, value: Value) -> Option<Value> {
+        let f = self.f;
+        let op = f.op(f.defining_op(value)?);
+        let x = *op.operands.first()?;
+        let in_order = match &op.kind {
+            OpKind::Reshape => true,
+            OpKind::BroadcastInDim { dims } => dims.iter().enumerate().all(|(i, &d)| d == i as i64),
+            _ => false,
+        };
+        let mut expected = shape(f, x)?;
+        expected.push(1);
+        if !in_order || shape(f, value)? != expected {
+            return None;
+        }
+        self.take(value, |_| true)?;
+        Some(x)
+    }
+
     /// A unit-stride `slice(x)` keeping every dimension but `dim` whole: `x` and the start
     /// and limit along `dim`.
     pub fn slice_along(&mut self, value: Value, dim: usize) -> Option<(Value, i64, i64)> {

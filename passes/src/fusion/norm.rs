@@ -51,6 +51,7 @@ fn mean_square(t: &mut Taker<'_>, value: Value) -> Option<Value> {
         t.binary(value, BinaryOp::Divide)?;
         (sum, By::Over(d))
     };
+    let sum = t.keepdim(sum).unwrap_or(sum);
     let (square, dims) = t.reduce(sum, BinaryOp::Add, Some(0.0))?;
     let (x, y) = t.binary(square, BinaryOp::Multiply)?;
     let last = rank(t.f, x)?.checked_sub(1)? as i64;
@@ -68,7 +69,10 @@ fn rms_normalized(t: &mut Taker<'_>, value: Value) -> Option<(Value, f64)> {
     for (x, scale) in [(a, b), (b, a)] {
         let mut attempt = t.fork();
         let last = rank(t.f, value)?.checked_sub(1)? as i64;
-        let Some(r) = attempt.broadcast_back(scale, &[last]) else {
+        let r = attempt
+            .broadcast_back(scale, &[last])
+            .or_else(|| attempt.expand_size_one(scale, last as usize));
+        let Some(r) = r else {
             continue;
         };
         let Some(shifted) = attempt.unary(r, UnaryOp::Rsqrt) else {
