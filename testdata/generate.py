@@ -6,6 +6,9 @@ Usage (from the repository root, inside a venv made from testdata/requirements.t
     python testdata/generate.py            # every fixture, rewrites testdata/models/ and manifest.json
     python testdata/generate.py mlp cnn    # only these; the others stay as they are in manifest.json
 
+SPMD fixtures (`SPMD_CASES`, listed under "spmd" in the manifest) run as WORLD processes over a
+gloo process group on loopback.
+
 Everything is written relative to this file's directory. See testdata/README.md.
 """
 
@@ -28,6 +31,9 @@ from typing import Any
 
 import numpy as np
 import torch
+import torch.distributed as dist
+import torch.distributed._functional_collectives as funcol
+import torch.multiprocessing as mp
 import torch.nn.functional as F
 from torch import nn
 from torch.export import Dim, ExportedProgram
@@ -548,6 +554,111 @@ CASES: dict[str, Callable[[torch.Generator], Case]] = {
 
 
 # --------------------------------------------------------------------------------------------
+# SPMD fixtures: one program per rank, run by WORLD processes
+# --------------------------------------------------------------------------------------------
+
+WORLD = 4
+
+
+class Collectives(nn.Module):
+    """Functional collectives over the default group, as torch.distributed and DTensor code
+    export them (`_c10d_functional.*` followed by `wait_tensor`)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.proj = nn.Linear(8, 8)
+
+    def forward(self, x: torch.Tensor) -> tuple[torch.Tensor, ...]:
+        group = dist.group.WORLD
+        h = self.proj(x)
+        total = funcol.all_reduce(h, "sum", group)
+        peak = funcol.all_reduce(h, "max", group)
+        rows = funcol.all_gather_tensor(h, 0, group)
+        cols = funcol.all_gather_tensor(h, 1, group)
+        scattered = funcol.reduce_scatter_tensor(rows * 2.0, "sum", 0, group)
+        exchanged = funcol.all_to_all_single(h, None, None, group)
+        return total, peak, rows, cols, scattered, exchanged
+
+
+def case_collectives(gen: torch.Generator) -> Case:
+    """Rank r's input comes from `gen` seeded with SEED + r; every rank holds the same weights."""
+    return Case(Collectives(), [(randn(gen, 4, 8),)])
+
+
+SPMD_CASES: dict[str, Callable[[torch.Generator], Case]] = {
+    "collectives": case_collectives,
+}
+
+
+def spmd_rank(rank: int, name: str, port: int, scratch: str) -> None:
+    """One rank: eager outputs, both exported variants run against them; rank 0 saves the archives."""
+    os.environ["MASTER_ADDR"] = "127.0.0.1"
+    os.environ["MASTER_PORT"] = str(port)
+    dist.init_process_group("gloo", rank=rank, world_size=WORLD)
+    torch.manual_seed(SEED)
+    case = SPMD_CASES[name](torch.Generator().manual_seed(SEED + rank))
+    model = case.model.eval()
+    eager = [eager_run(model, args) for args in case.input_sets]
+    ep = torch.export.export(model, case.input_sets[0], strict=case.strict)
+    core = ep.run_decompositions()
+    for what, program in (("exported", ep), ("decomposed", core)):
+        check_program(f"{name} rank {rank}: {what}", program, case, eager)
+    if rank == 0:
+        for program, suffix in ((ep, ""), (core, ".core")):
+            normalize_metadata(program)
+            program.example_inputs = None
+            torch.export.save(program, MODELS / f"{name}{suffix}.pt2")
+    for i, t in enumerate(case.input_sets[0]):
+        np.save(Path(scratch) / f"{rank}.in{i}.npy", to_numpy(t), allow_pickle=False)
+    for j, t in enumerate(eager[0][0]):
+        np.save(Path(scratch) / f"{rank}.out{j}.npy", to_numpy(t), allow_pickle=False)
+    dist.barrier()
+    dist.destroy_process_group()
+
+
+def free_port() -> int:
+    import socket
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def generate_spmd(name: str) -> dict:
+    """Runs WORLD ranks; each input and output file holds the ranks' values stacked on a new
+    leading dimension (rank r at index r)."""
+    import tempfile
+
+    MODELS.mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryDirectory() as scratch:
+        mp.spawn(spmd_rank, args=(name, free_port(), scratch), nprocs=WORLD)
+        entry: dict[str, Any] = {"inputs": [], "outputs": []}
+        for kind, key in (("in", "inputs"), ("out", "outputs")):
+            count = len(list(Path(scratch).glob(f"0.{kind}*.npy")))
+            for i in range(count):
+                stacked = np.stack([np.load(Path(scratch) / f"{r}.{kind}{i}.npy") for r in range(WORLD)])
+                rel = f"models/{name}.{kind}{i}.npy"
+                np.save(HERE / rel, stacked, allow_pickle=False)
+                entry[key].append(rel)
+    variants = {}
+    for variant, suffix in (("pt2", ""), ("core", ".core")):
+        path = MODELS / f"{name}{suffix}.pt2"
+        assert_machine_free(path)
+        variants[variant] = variant_summary(torch.export.load(path), path)
+    ep = torch.export.load(MODELS / f"{name}.pt2")
+    inputs, outputs = describe_io(ep)
+    return {
+        "files": {"pt2": f"models/{name}.pt2", "core": f"models/{name}.core.pt2", "sets": [entry]},
+        "world_size": WORLD,
+        "inputs": inputs,
+        "outputs": outputs,
+        "variants": variants,
+        "tolerance": dict(F32_TOL),
+        "torch_version": torch.__version__,
+    }
+
+
+# --------------------------------------------------------------------------------------------
 # Graph helpers
 # --------------------------------------------------------------------------------------------
 
@@ -964,15 +1075,16 @@ def main() -> int:
     parser.add_argument(
         "names", nargs="*", metavar="NAME", help=f"fixtures to regenerate (default: all): {', '.join(CASES)}"
     )
-    names = parser.parse_args().names or list(CASES)
-    unknown = [n for n in names if n not in CASES]
+    known = [*CASES, *SPMD_CASES]
+    names = parser.parse_args().names or known
+    unknown = [n for n in names if n not in known]
     if unknown:
-        parser.error(f"unknown fixture(s) {unknown}; known: {list(CASES)}")
+        parser.error(f"unknown fixture(s) {unknown}; known: {known}")
 
     torch.use_deterministic_algorithms(True)
     torch.set_num_threads(1)
 
-    full = set(names) == set(CASES)
+    full = set(names) == set(known)
     manifest: dict[str, Any] = {}
     if full:
         for stale in [*MODELS.glob("*.pt2"), *MODELS.glob("*.npy")]:
@@ -980,9 +1092,13 @@ def main() -> int:
     elif MANIFEST.exists():
         manifest = json.loads(MANIFEST.read_text())
     models = manifest.setdefault("models", {})
+    spmd = manifest.setdefault("spmd", {})
     for name in names:
         print(f"[{name}]", flush=True)
-        models[name] = generate(name)
+        if name in SPMD_CASES:
+            spmd[name] = generate_spmd(name)
+        else:
+            models[name] = generate(name)
     manifest["torch_version"] = torch.__version__
     MANIFEST.write_text(json.dumps(manifest, indent=2, sort_keys=True) + "\n")
     for path in [MANIFEST, *MODELS.glob("*.npy")]:

@@ -49,6 +49,10 @@ pub struct LoweringArgs {
     /// Report every unsupported op of the model, not only the first.
     #[arg(long)]
     keep_going: bool,
+    /// How many ranks run a program with collectives (`torch.distributed` functional
+    /// collectives), when the graph does not record it.
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
+    world_size: Option<u32>,
     #[command(flatten)]
     pub passes: PassArgs,
 }
@@ -64,6 +68,7 @@ impl LoweringArgs {
             passes: self
                 .passes
                 .options(tpuc_passes::DEFAULT_PIPELINE, platform)?,
+            world_size: self.world_size,
         })
     }
 }

@@ -77,14 +77,15 @@ pub fn run(args: &Args) -> Result<ExitCode> {
     if mesh_devices > devices {
         return Err(miette!(
             help = format!("run it with --target cpu:{mesh_devices}"),
-            "the program is sharded over {mesh_devices} devices, but --target {} has {devices}",
+            "the program runs on {mesh_devices} devices (its mesh or its ranks), but --target {} \
+             has {devices}",
             args.target
         ));
     }
     if mesh_devices < devices {
         eprintln!(
-            "note: the program is sharded over {mesh_devices} of the {devices} devices of {}; \
-             the others stay idle",
+            "note: the program runs on {mesh_devices} of the {devices} devices of {}; the \
+             others stay idle",
             args.target
         );
     }

@@ -154,6 +154,67 @@ fn every_fixture_with_composites_inlined_matches_eager() {
     ));
 }
 
+/// Programs with functional collectives run as one replica per rank, each input and output
+/// stacked over the ranks, and match every rank's eager outputs.
+#[test]
+fn programs_with_collectives_match_eager_on_one_device_per_rank() {
+    let manifest = manifest();
+    let spmd = manifest["spmd"].as_object().unwrap();
+    assert!(!spmd.is_empty(), "the manifest lists no SPMD fixture");
+    for (name, entry) in spmd {
+        let ranks = entry["world_size"].as_u64().unwrap() as usize;
+        let runtime = Runtime::cpu_devices(None, ranks).unwrap();
+        let tolerance = Tolerance {
+            rtol: entry["tolerance"]["rtol"].as_f64().unwrap(),
+            atol: entry["tolerance"]["atol"].as_f64().unwrap(),
+        };
+        for variant in ["pt2", "core"] {
+            let model = testdata().join(entry["files"][variant].as_str().unwrap());
+            for set in entry["files"]["sets"].as_array().unwrap() {
+                match run_set(&runtime, &model, set, tolerance, &LowerOptions::default()) {
+                    Ok(lines) => lines
+                        .iter()
+                        .for_each(|l| eprintln!("{name} ({variant}) {l}")),
+                    Err(why) => panic!("{name} ({variant}): {why}"),
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn a_program_with_collectives_needs_a_device_per_rank() {
+    let out = tpuc(&[
+        "run",
+        "models/collectives.pt2",
+        "--input",
+        "models/collectives.in0.npy",
+        "--output-dir",
+        std::env::temp_dir().to_str().unwrap(),
+    ]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success());
+    assert!(stderr.contains("runs on 4 devices"), "{stderr}");
+    assert!(stderr.contains("--target cpu:4"), "{stderr}");
+
+    let out = tpuc(&[
+        "run",
+        "models/collectives.pt2",
+        "--target",
+        "cpu:4",
+        "--input",
+        "models/mlp.in0.npy",
+        "--output-dir",
+        std::env::temp_dir().to_str().unwrap(),
+    ]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success());
+    assert!(
+        stderr.contains("per rank, stacked over the 4 ranks"),
+        "{stderr}"
+    );
+}
+
 /// Runs `tpuc` in the testdata directory.
 fn tpuc(args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_tpuc"))

@@ -23,7 +23,7 @@ use tpuc_pt2::Archive;
 
 use crate::error::{DriverError, Result};
 use crate::run::{Prepared, RunOutput};
-use crate::runtime::{Runtime, spmd_options};
+use crate::runtime::Runtime;
 use crate::tiers::{CacheTiers, Origin, not_stored};
 
 /// TPU generations libtpu compiles for, with a topology name of each that it accepts.
@@ -386,9 +386,11 @@ pub fn run_cached(
     let mut warnings = Vec::new();
     let cache = &caches.local;
     let module = module_record(&prepared.lowered.program);
-    let devices = prepared.placement()?.device_count();
-    let target = Target::Cpu { devices };
-    let compile_options = spmd_options(devices);
+    let placement = prepared.placement()?;
+    let target = Target::Cpu {
+        devices: placement.device_count(),
+    };
+    let compile_options = placement.compile_options();
     let plugin = runtime.plugin_path();
     let identity = plugin_identity(plugin, &target, cache, &mut warnings)?;
     let (env, unknown) = knobs::current();

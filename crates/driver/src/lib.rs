@@ -34,7 +34,7 @@ pub use error::{DriverError, InputMismatch, Result};
 pub use files::write_atomically;
 pub use lower::{Lowered, emit, lower};
 pub use run::{Input, Prepared, RunOutput, output_path, prepare, run};
-pub use runtime::{Executable, Runtime, spmd_options};
+pub use runtime::{Executable, Runtime};
 pub use shard_io::{Layout, Placement};
 pub use tensor::{HostTensor, npy_dtype, npy_dtype_for_input};
 pub use tiers::{CacheTiers, Found, Origin};

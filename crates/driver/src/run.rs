@@ -53,11 +53,13 @@ pub struct Prepared {
 
 /// Lowers `model` for `inputs` (a symbolic input dimension takes the size of the given array
 /// unless `options` fix it) and checks every input against its argument. Needs no plugin, so
-/// bad inputs are reported before anything is loaded.
+/// bad inputs are reported before anything is loaded. A program with collectives is one
+/// rank's program: each input holds every rank's value, stacked on a leading dimension.
 pub fn prepare(model: &Path, inputs: &[Input], options: &LowerOptions) -> Result<Prepared> {
     let archive = Archive::open(model)?;
+    let ranks = tpuc_lower::world_size(&archive, options)?.map(|world| world as usize);
     let mut options = options.clone();
-    for (index, shape) in check_inputs_against_signature(&archive, inputs)? {
+    for (index, shape) in check_inputs_against_signature(&archive, inputs, ranks)? {
         options.input_shapes.entry(index).or_insert(shape);
     }
     let program = tpuc_lower::lower(&archive, &options)?;
@@ -69,7 +71,15 @@ pub fn prepare(model: &Path, inputs: &[Input], options: &LowerOptions) -> Result
             })?;
             let dims: Vec<Option<i64>> = binding.shape.iter().map(|&d| Some(d)).collect();
             let shown: Vec<String> = binding.shape.iter().map(i64::to_string).collect();
-            check_input(*index, name, input, binding.dtype, &dims, &shown.join(", "))?;
+            check_input(
+                *index,
+                name,
+                input,
+                binding.dtype,
+                &dims,
+                &shown.join(", "),
+                ranks,
+            )?;
             converted.insert(*index, tensor::from_npy(&input.array, binding.dtype));
         }
     }
@@ -107,7 +117,14 @@ impl Prepared {
 
     /// Where the module's arguments and results live on its devices.
     pub fn placement(&self) -> Result<Placement> {
-        Placement::of(&self.lowered.program.module)
+        let program = &self.lowered.program;
+        let user_inputs = program
+            .arguments
+            .iter()
+            .enumerate()
+            .filter(|(_, binding)| matches!(binding.source, ArgumentSource::UserInput { .. }))
+            .map(|(index, _)| index);
+        Ok(Placement::of(&program.module)?.with_per_device_arguments(user_inputs))
     }
 
     /// `main`'s arguments: each weight's bytes borrowed from the mapped archive (strided views
@@ -140,10 +157,12 @@ impl Prepared {
 }
 
 /// Checks the number of inputs and each one's dtype and static dims against the program's
-/// signature; returns the shapes of the inputs that have symbolic dims.
+/// signature (each input stacked over `ranks` when given); returns the shapes of the inputs
+/// that have symbolic dims (one rank's).
 fn check_inputs_against_signature(
     archive: &Archive,
     inputs: &[Input],
+    ranks: Option<usize>,
 ) -> Result<Vec<(usize, Vec<i64>)>> {
     let user_inputs = archive.user_inputs();
     if user_inputs.len() != inputs.len() {
@@ -186,18 +205,25 @@ fn check_inputs_against_signature(
                 Dim::Symbolic { expr, .. } => expr.to_string(),
             })
             .collect();
-        check_input(index, name, input, dtype, &expected, &shown.join(", "))?;
+        check_input(
+            index,
+            name,
+            input,
+            dtype,
+            &expected,
+            &shown.join(", "),
+            ranks,
+        )?;
         if expected.contains(&None) {
-            symbolic.push((
-                index,
-                input.array.shape().iter().map(|&d| d as i64).collect(),
-            ));
+            let per_rank = &input.array.shape()[usize::from(ranks.is_some())..];
+            symbolic.push((index, per_rank.iter().map(|&d| d as i64).collect()));
         }
     }
     Ok(symbolic)
 }
 
-/// Checks one input array against a dtype and dims (`None`: any size).
+/// Checks one input array against a dtype and dims (`None`: any size), with a leading
+/// dimension of `ranks` when given.
 fn check_input(
     index: usize,
     name: &str,
@@ -205,7 +231,20 @@ fn check_input(
     dtype: DType,
     dims: &[Option<i64>],
     shown_dims: &str,
+    ranks: Option<usize>,
 ) -> Result<()> {
+    let dims: Vec<Option<i64>> = ranks
+        .map(|ranks| Some(ranks as i64))
+        .into_iter()
+        .chain(dims.iter().copied())
+        .collect();
+    let (shown_dims, per_rank_note) = match ranks {
+        Some(ranks) => (
+            format!("{ranks}, {shown_dims}"),
+            format!(" (one [{shown_dims}] per rank, stacked over the {ranks} ranks)"),
+        ),
+        None => (shown_dims.to_owned(), String::new()),
+    };
     let array = &input.array;
     let npy = npy_dtype_for_input(dtype).ok_or_else(|| {
         DriverError::Unsupported(format!(
@@ -230,7 +269,7 @@ fn check_input(
         index,
         name: name.to_owned(),
         origin: input.origin.clone(),
-        expected: format!("{npy}[{shown_dims}]{bf16_note}"),
+        expected: format!("{npy}[{shown_dims}]{per_rank_note}{bf16_note}"),
         found: format!("{}{:?}", array.dtype(), array.shape()),
         help: Some(format!(
             "write the input as a {npy} array of shape [{shown_dims}], e.g. \

@@ -62,12 +62,11 @@ impl Runtime {
     }
 
     /// Compiles a module, handing its generic form to the plugin, for as many partitions as
-    /// its mesh has devices.
+    /// its mesh or replicas have devices.
     pub fn compile_module(&self, module: &tpuc_ir::Module) -> Result<Executable> {
-        let devices = Placement::of(module)?.device_count();
         self.compile_with(
             &tpuc_ir::print::generic(module, &Default::default()),
-            &spmd_options(devices),
+            &Placement::of(module)?.compile_options(),
         )
     }
 
@@ -221,16 +220,6 @@ impl Executable {
             })
             .collect()
     }
-}
-
-/// Compile options for a program over `devices` partitions: one replica, partition `i` on
-/// device `i`, SPMD with the Shardy partitioner when there are several.
-pub fn spmd_options(devices: usize) -> CompileOptions {
-    if devices <= 1 {
-        return CompileOptions::new();
-    }
-    let ids: Vec<i64> = (0..devices as i64).collect();
-    CompileOptions::new().partition_devices(&ids).shardy(true)
 }
 
 /// Pairs of torch dtypes and PJRT element types with the same host representation.

@@ -1,15 +1,21 @@
-//! Placing the arguments of an SPMD program on its devices and putting its results back
-//! together, from the `sdy.mesh` and the `sdy.sharding` attributes of `main`'s signature.
+//! Placing the arguments of a multi-device program on its devices and putting its results
+//! back together.
 //!
-//! Partition `p` runs on device `p`; its coordinates on the mesh are `p` written in the mixed
-//! radix of the axis sizes, major axis first (the mesh's default iota device order). A
-//! dimension sharded on axes `[a, b]` (major to minor) is cut into `size(a) * size(b)` equal
-//! blocks, and the device at coordinates `(.., a=i, .., b=j, ..)` holds block `i * size(b) + j`.
-//! Axes a tensor does not use replicate it.
+//! Two kinds of programs run on several devices:
+//! - SPMD programs (`sdy.mesh`, `sdy.sharding` on `main`'s signature): partition `p` runs on
+//!   device `p`; its coordinates on the mesh are `p` written in the mixed radix of the axis
+//!   sizes, major axis first (the mesh's default iota device order). A dimension sharded on
+//!   axes `[a, b]` (major to minor) is cut into `size(a) * size(b)` equal blocks, and the
+//!   device at coordinates `(.., a=i, .., b=j, ..)` holds block `i * size(b) + j`. Axes a
+//!   tensor does not use replicate it.
+//! - Programs of one rank with collectives (`mhlo.num_replicas = N`): replica `r` runs on
+//!   device `r`. Per-rank values (user inputs, every result) are stacked on a new leading
+//!   dimension of size N, rank `r` at index `r`; weights are the same on every rank.
 
 use std::borrow::Cow;
 
 use tpuc_ir::{Attribute, Mesh, Module, NamedAttrs, TensorSharding};
+use tpuc_pjrt::CompileOptions;
 
 use crate::error::{DriverError, Result};
 use crate::tensor::HostTensor;
@@ -17,25 +23,60 @@ use crate::tensor::HostTensor;
 /// Where each argument and result of a program lives on its devices.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Placement {
-    /// Mesh axes, major to minor: name and size.
+    kind: Kind,
+    /// Mesh axes, major to minor: name and size. Replica programs have one axis of replicas.
     axes: Vec<(String, usize)>,
-    arguments: Vec<Layout>,
-    results: Vec<Layout>,
+    arguments: Vec<Place>,
+    results: Vec<Place>,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Kind {
+    Partitions,
+    Replicas,
+}
+
+/// Where one value lives.
+#[derive(Clone, Debug, PartialEq, Eq)]
+enum Place {
+    /// Cut into blocks over mesh axes (no axes: whole on every device).
+    Blocks(Layout),
+    /// One value per device, stacked on a leading dimension.
+    PerDevice,
 }
 
 /// The mesh axes each dimension of one tensor is split over (major to minor); no axes: the
 /// dimension is whole on every device.
 pub type Layout = Vec<Vec<String>>;
 
+const REPLICAS: &str = "replicas";
+
 impl Placement {
-    /// The placement of `main`'s arguments and results. A module without a mesh runs on one
-    /// device; a value without `sdy.sharding` is replicated.
+    /// The placement of `main`'s arguments and results. A module without a mesh or replicas
+    /// runs on one device; a value without `sdy.sharding` is replicated. Every argument of a
+    /// replica program is taken to be the same on all ranks until
+    /// [`Placement::with_per_device_arguments`] says otherwise.
     pub fn of(module: &Module) -> Result<Placement> {
         let main = module
             .function("main")
             .ok_or_else(|| placement_error("the module has no `main` function".to_owned(), None))?;
-        let mesh = single_mesh(module)?;
-        let axes: Vec<(String, usize)> = mesh
+        let replicas = module.num_replicas.unwrap_or(1) as usize;
+        if replicas > 1 {
+            if !module.meshes.is_empty() {
+                return Err(placement_error(
+                    "the module has both replicas and a mesh; tpuc runs one or the other"
+                        .to_owned(),
+                    None,
+                ));
+            }
+            return Ok(Placement {
+                kind: Kind::Replicas,
+                axes: vec![(REPLICAS.to_owned(), replicas)],
+                arguments: vec![Place::Blocks(Layout::new()); main.arg_attrs.len()],
+                results: vec![Place::PerDevice; main.result_attrs.len()],
+            });
+        }
+        let axes: Vec<(String, usize)> = single_mesh(module)?
             .map(|mesh| {
                 mesh.axes
                     .iter()
@@ -43,23 +84,57 @@ impl Placement {
                     .collect()
             })
             .unwrap_or_default();
-        let layouts = |attrs: &[NamedAttrs], what: &str| -> Result<Vec<Layout>> {
+        let places = |attrs: &[NamedAttrs], what: &str| -> Result<Vec<Place>> {
             attrs
                 .iter()
                 .enumerate()
-                .map(|(index, attrs)| layout_of(attrs, &axes, &format!("{what} {index}")))
+                .map(|(index, attrs)| {
+                    layout_of(attrs, &axes, &format!("{what} {index}")).map(Place::Blocks)
+                })
                 .collect()
         };
         Ok(Placement {
-            arguments: layouts(&main.arg_attrs, "argument")?,
-            results: layouts(&main.result_attrs, "result")?,
+            kind: Kind::Partitions,
+            arguments: places(&main.arg_attrs, "argument")?,
+            results: places(&main.result_attrs, "result")?,
             axes,
         })
     }
 
-    /// How many devices the program runs on: the product of the mesh's axis sizes.
+    /// Marks arguments of a replica program that hold one value per rank (stacked).
+    pub fn with_per_device_arguments(mut self, indices: impl IntoIterator<Item = usize>) -> Self {
+        if self.kind == Kind::Replicas {
+            for index in indices {
+                if let Some(place) = self.arguments.get_mut(index) {
+                    *place = Place::PerDevice;
+                }
+            }
+        }
+        self
+    }
+
+    /// How many devices the program runs on.
     pub fn device_count(&self) -> usize {
         self.axes.iter().map(|(_, size)| size).product()
+    }
+
+    /// How many ranks a replica program stacks per-rank values over (`None` for other programs).
+    pub fn ranks(&self) -> Option<usize> {
+        (self.kind == Kind::Replicas).then(|| self.device_count())
+    }
+
+    /// Compile options that run the program on devices `0..device_count()`: partition or
+    /// replica `i` on device `i`, the Shardy partitioner for SPMD programs.
+    pub fn compile_options(&self) -> CompileOptions {
+        let devices = self.device_count();
+        let ids: Vec<i64> = (0..devices as i64).collect();
+        match self.kind {
+            _ if devices <= 1 => CompileOptions::new(),
+            Kind::Partitions => CompileOptions::new().partition_devices(&ids).shardy(true),
+            Kind::Replicas => CompileOptions::new()
+                .replicas(devices as i64)
+                .device_assignment(vec![ids]),
+        }
     }
 
     /// Argument `index`'s block for each device, in device order.
@@ -68,13 +143,15 @@ impl Placement {
         index: usize,
         tensor: &HostTensor<'_>,
     ) -> Result<Vec<HostTensor<'static>>> {
-        let layout = self.layout(&self.arguments, index, tensor, "argument")?;
-        let blocks = self.blocks(layout, &tensor.shape, &format!("argument {index}"))?;
+        let what = format!("argument {index}");
+        let rank = tensor.shape.len();
+        let (layout, stacked) = self.layout(&self.arguments, index, rank, &what)?;
+        let blocks = self.blocks(&layout, &tensor.shape, &what)?;
         Ok(blocks
             .iter()
             .map(|block| HostTensor {
                 dtype: tensor.dtype,
-                shape: block.sizes.clone(),
+                shape: block.sizes[usize::from(stacked)..].to_vec(),
                 bytes: Cow::Owned(copy_block(tensor, block)),
             })
             .collect())
@@ -90,14 +167,13 @@ impl Placement {
         let first = shards
             .first()
             .ok_or_else(|| placement_error(format!("no device returned {what}"), None))?;
-        let layout = self.layout(&self.results, index, first, "result")?;
-        let shape: Vec<i64> = first
-            .shape
-            .iter()
-            .zip(layout)
-            .map(|(&size, axes)| size * self.product(axes) as i64)
+        let (layout, stacked) = self.layout(&self.results, index, first.shape.len(), &what)?;
+        let local = std::iter::repeat_n(1, usize::from(stacked)).chain(first.shape.iter().copied());
+        let shape: Vec<i64> = local
+            .enumerate()
+            .map(|(dim, size)| size * layout.get(dim).map_or(1, |axes| self.product(axes)) as i64)
             .collect();
-        let blocks = self.blocks(layout, &shape, &what)?;
+        let blocks = self.blocks(&layout, &shape, &what)?;
         let itemsize = first.dtype.itemsize();
         let mut whole = HostTensor {
             dtype: first.dtype,
@@ -105,11 +181,12 @@ impl Placement {
             shape,
         };
         for (device, (shard, block)) in shards.iter().zip(&blocks).enumerate() {
-            if shard.shape != block.sizes || shard.dtype != whole.dtype {
+            let expected = &block.sizes[usize::from(stacked)..];
+            if shard.shape != expected || shard.dtype != whole.dtype {
                 return Err(placement_error(
                     format!(
-                        "device {device} returned {}{:?} for {what}, expected {}{:?}",
-                        shard.dtype, shard.shape, whole.dtype, block.sizes
+                        "device {device} returned {}{:?} for {what}, expected {}{expected:?}",
+                        shard.dtype, shard.shape, whole.dtype
                     ),
                     None,
                 ));
@@ -121,31 +198,47 @@ impl Placement {
         Ok(whole)
     }
 
-    fn layout<'a>(
-        &'a self,
-        layouts: &'a [Layout],
+    /// The layout of value `index` of `places` on the whole (for per-device values: stacked)
+    /// tensor, and whether it is stacked; `rank` is the rank of the value given.
+    fn layout(
+        &self,
+        places: &[Place],
         index: usize,
-        tensor: &HostTensor<'_>,
+        rank: usize,
         what: &str,
-    ) -> Result<&'a Layout> {
-        let layout = layouts.get(index).ok_or_else(|| {
-            placement_error(format!("the module's `main` has no {what} {index}"), None)
-        })?;
-        if !layout.is_empty() && layout.len() != tensor.shape.len() {
-            return Err(placement_error(
-                format!(
-                    "{what} {index} has rank {}, but its sharding names {} dimensions",
-                    tensor.shape.len(),
-                    layout.len()
-                ),
-                None,
-            ));
+    ) -> Result<(Layout, bool)> {
+        let place = places
+            .get(index)
+            .ok_or_else(|| placement_error(format!("the module's `main` has no {what}"), None))?;
+        match place {
+            Place::PerDevice => {
+                let all: Vec<String> = self.axes.iter().map(|(name, _)| name.clone()).collect();
+                Ok((vec![all], true))
+            }
+            Place::Blocks(layout) if !layout.is_empty() && layout.len() != rank => {
+                Err(placement_error(
+                    format!(
+                        "{what} has rank {rank}, but its sharding names {} dimensions",
+                        layout.len()
+                    ),
+                    None,
+                ))
+            }
+            Place::Blocks(layout) => Ok((layout.clone(), false)),
         }
-        Ok(layout)
     }
 
     /// Each device's block of a tensor of `shape` laid out as `layout`.
     fn blocks(&self, layout: &Layout, shape: &[i64], what: &str) -> Result<Vec<Block>> {
+        if layout.len() > shape.len() {
+            return Err(placement_error(
+                format!(
+                    "{what} has rank {}, but is placed as one value per rank",
+                    shape.len()
+                ),
+                Some("stack per-rank values on a leading dimension, one entry per rank".to_owned()),
+            ));
+        }
         let mut sizes = shape.to_vec();
         for (dim, axes) in layout.iter().enumerate() {
             let parts = self.product(axes) as i64;
@@ -164,12 +257,11 @@ impl Placement {
         Ok((0..self.device_count().max(1))
             .map(|device| {
                 let coords = self.coordinates(device);
-                let starts = layout
-                    .iter()
-                    .zip(&sizes)
-                    .map(|(axes, size)| self.block_index(axes, &coords) as i64 * size)
-                    .chain(std::iter::repeat(0))
-                    .take(shape.len())
+                let starts = (0..shape.len())
+                    .map(|dim| match layout.get(dim) {
+                        Some(axes) => self.block_index(axes, &coords) as i64 * sizes[dim],
+                        None => 0,
+                    })
                     .collect();
                 let is_primary = self.axes.iter().zip(&coords).all(|((name, _), &coord)| {
                     coord == 0 || layout.iter().flatten().any(|a| a == name)
@@ -325,11 +417,13 @@ mod tests {
     use super::*;
     use tpuc_pt2::DType;
 
-    fn placement(axes: &[(&str, usize)], arguments: Vec<Layout>) -> Placement {
+    fn placement(axes: &[(&str, usize)], layouts: Vec<Layout>) -> Placement {
+        let places: Vec<Place> = layouts.into_iter().map(Place::Blocks).collect();
         Placement {
+            kind: Kind::Partitions,
             axes: axes.iter().map(|&(n, s)| (n.to_owned(), s)).collect(),
-            results: arguments.clone(),
-            arguments,
+            results: places.clone(),
+            arguments: places,
         }
     }
 
@@ -391,6 +485,26 @@ mod tests {
             values(&p.assemble_result(1, replicated).unwrap()),
             values(&x)
         );
+    }
+
+    #[test]
+    fn per_rank_values_are_stacked_on_a_leading_dimension() {
+        let p = Placement {
+            kind: Kind::Replicas,
+            axes: vec![(REPLICAS.to_owned(), 2)],
+            arguments: vec![Place::PerDevice, Place::Blocks(Layout::new())],
+            results: vec![Place::PerDevice],
+        };
+        let stacked = tensor(&[2, 3]);
+        let shards = p.split_argument(0, &stacked).unwrap();
+        assert_eq!(shards[1].shape, [3]);
+        assert_eq!(values(&shards[1]), [3, 4, 5]);
+        assert_eq!(p.split_argument(1, &stacked).unwrap()[1].shape, [2, 3]);
+        let whole = p.assemble_result(0, shards).unwrap();
+        assert_eq!(whole.shape, [2, 3]);
+        assert_eq!(values(&whole), values(&stacked));
+        let error = p.split_argument(0, &tensor(&[])).unwrap_err();
+        assert!(error.to_string().contains("rank 0"), "{error}");
     }
 
     #[test]

@@ -24,6 +24,13 @@ impl Cx<'_> {
         self.walker.symbols
     }
 
+    /// The number of ranks a program with collectives runs on.
+    pub fn world_size(&self) -> OpResult<u32> {
+        self.walker
+            .world
+            .ok_or_else(|| OpError::new("internal: a collective in a program without a world size"))
+    }
+
     fn output(&self, i: usize) -> OpResult<&Argument> {
         self.node
             .outputs

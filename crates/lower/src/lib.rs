@@ -32,6 +32,7 @@ mod registry;
 mod schema;
 mod specialize;
 mod support;
+mod world;
 
 use std::collections::BTreeMap;
 
@@ -53,6 +54,9 @@ pub struct LowerOptions {
     pub keep_going: bool,
     /// The passes run on the lowered module (the default pipeline unless told otherwise).
     pub passes: tpuc_passes::PassOptions,
+    /// How many ranks run a program with collectives (`--world-size`), when its graph does
+    /// not record it; see [`world_size`].
+    pub world_size: Option<u32>,
 }
 
 /// A lowered program: the module and how `main`'s arguments and results map to the program.
@@ -73,6 +77,16 @@ pub struct Lowered {
 /// Lowers the archive's program to a StableHLO module with a public `main`.
 pub fn lower(archive: &tpuc_pt2::Archive, options: &LowerOptions) -> Result<Lowered, LowerError> {
     lowering::lower(archive, options)
+}
+
+/// How many ranks run the archive's program: `None` when it has no collectives, which makes
+/// it an ordinary one-device program. A program with collectives is one rank's program; its
+/// module has `mhlo.num_replicas` set to this.
+pub fn world_size(
+    archive: &tpuc_pt2::Archive,
+    options: &LowerOptions,
+) -> Result<Option<u32>, LowerError> {
+    world::world_size(archive.graph(), options.world_size)
 }
 
 /// Every supported target, sorted (for docs/ops.md and `tpuc` help).

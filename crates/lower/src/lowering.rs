@@ -27,6 +27,8 @@ pub(crate) struct Walker<'a> {
     keep_going: bool,
     /// Problems found so far when `keep_going`.
     errors: RefCell<Vec<LowerError>>,
+    /// The number of ranks of a program with collectives.
+    pub(crate) world: Option<u32>,
 }
 
 fn source_line(node: &Node) -> Option<Box<SourceLine>> {
@@ -98,6 +100,7 @@ impl<'a> Walker<'a> {
             registry: Registry::get(),
             keep_going,
             errors: RefCell::new(Vec::new()),
+            world: None,
         }
     }
 
@@ -531,7 +534,9 @@ pub(crate) fn lower(archive: &Archive, options: &LowerOptions) -> Result<Lowered
         }
     }
 
-    let walker = Walker::new(&symbols, options.keep_going);
+    let world = crate::world::world_size(graph, options.world_size)?;
+    let mut walker = Walker::new(&symbols, options.keep_going);
+    walker.world = world;
     let initial = inputs.clone();
     let outputs = walker.lower_graph_env(&mut b, graph, inputs);
     let mut errors = walker.errors.into_inner();
@@ -633,6 +638,7 @@ pub(crate) fn lower(archive: &Archive, options: &LowerOptions) -> Result<Lowered
     b.set_location(Location::Unknown);
     b.ret(&values)?;
     let mut module = Module::new();
+    module.num_replicas = world;
     module.add_function(b.finish()?)?;
     tpuc_ir::verify(&module).map_err(tpuc_ir::IrError::with_user_sources)?;
     let passes = options.passes.run(&mut module)?;

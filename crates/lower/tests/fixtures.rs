@@ -93,6 +93,8 @@ fixtures! {
     gpt2_core => "gpt2.core.pt2",
     bert => "bert.pt2",
     bert_core => "bert.core.pt2",
+    collectives => "collectives.pt2",
+    collectives_core => "collectives.core.pt2",
     llama => "llama.pt2",
     llama_core => "llama.core.pt2",
     resnet => "resnet.pt2",

@@ -2,6 +2,7 @@
 
 mod attention;
 mod cast;
+mod collective;
 mod control;
 mod conv;
 mod creation;
@@ -27,6 +28,7 @@ use crate::registry::OpDef;
 pub(crate) const FAMILIES: &[&[OpDef]] = &[
     attention::OPS,
     cast::OPS,
+    collective::OPS,
     control::OPS,
     conv::OPS,
     creation::OPS,
