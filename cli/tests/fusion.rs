@@ -40,27 +40,13 @@ fn fused_fixtures_compile_for_tpu_kept_and_inlined() {
 fn the_fusion_choice_enters_the_cache_key() {
     let cache = tempfile::tempdir().unwrap();
     let model = fixture("decoder.pt2");
+    let on_cpu = |flag: &str| {
+        let args = ["compile", model.to_str().unwrap(), "--target", "cpu", flag];
+        json(cache.path(), &args).0
+    };
     let (plain, _) = compile(cache.path(), &model, &["cpu"]);
-    let (fused, _) = json(
-        cache.path(),
-        &[
-            "compile",
-            model.to_str().unwrap(),
-            "--target",
-            "cpu",
-            "--fuse",
-        ],
-    );
-    let (unfused, _) = json(
-        cache.path(),
-        &[
-            "compile",
-            model.to_str().unwrap(),
-            "--target",
-            "cpu",
-            "--no-fuse",
-        ],
-    );
+    let fused = on_cpu("--fuse");
+    let unfused = on_cpu("--no-fuse");
     let key = |r: &serde_json::Value| r["targets"][0]["key"].as_str().unwrap().to_owned();
     assert_ne!(key(&plain), key(&fused));
     assert_ne!(plain["module_sha256"], fused["module_sha256"]);
