@@ -5,7 +5,7 @@ use std::time::Duration;
 
 use clap::Subcommand;
 use miette::{IntoDiagnostic, Result};
-use tpuc_cache::{Cache, EntryInfo, Key, Mode};
+use tpuc_cache::{Cache, EntryInfo, Key, Mode, SecretKey, TrustedKeys};
 use tpuc_driver::CacheTiers;
 use tpuc_prewarm::PlanOptions;
 use tpuc_remote::{Limits, RemoteError, RemoteOptions, RemoteStore, SharedTier};
@@ -70,13 +70,33 @@ pub struct RemoteArgs {
         value_parser = parse_seconds
     )]
     pub remote_deadline: Option<Duration>,
+    /// Accept a shared-tier entry only if it is signed by this public key (repeatable; also
+    /// TPUC_TRUST_KEYS, files separated by `:`); others are compiled locally.
+    #[arg(
+        long = "trust-key",
+        value_name = "FILE.pub",
+        env = "TPUC_TRUST_KEYS",
+        value_delimiter = ':'
+    )]
+    pub trust_keys: Vec<PathBuf>,
+    /// Sign every entry compiled here with this secret key (mode 0600; see `tpuc cache
+    /// keygen`), locally and in the shared tier.
+    #[arg(long, value_name = "FILE", env = "TPUC_SIGN_KEY")]
+    pub sign_key: Option<PathBuf>,
 }
 
 impl RemoteArgs {
     /// The local cache, and the shared tier if one is configured here or, failing that, in a
-    /// plan's `[options]`. A shared tier that cannot be used is a warning, not an error: the
-    /// local cache keeps working.
-    pub fn open(&self, local: Cache, plan: &PlanOptions) -> Result<CacheTiers> {
+    /// plan's `[options]`; and the warnings of opening them. A shared tier that cannot be used
+    /// is a warning, not an error: the local cache keeps working.
+    pub fn open(&self, local: Cache, plan: &PlanOptions) -> Result<(CacheTiers, Vec<String>)> {
+        let signer = self.sign_key.as_deref().map(SecretKey::read).transpose()?;
+        let trust_keys = if self.trust_keys.is_empty() {
+            &plan.trust_keys
+        } else {
+            &self.trust_keys
+        };
+        let trusted = TrustedKeys::read(trust_keys)?;
         let Some(url) = self.remote.as_ref().or(plan.remote.as_ref()) else {
             if self.endpoint.is_some() {
                 return Err(miette::miette!(
@@ -84,7 +104,11 @@ impl RemoteArgs {
                     "--endpoint names the server of a shared cache, but no --remote was given"
                 ));
             }
-            return Ok(CacheTiers::from(local));
+            let tiers = CacheTiers {
+                signer,
+                ..CacheTiers::from(local)
+            };
+            return Ok((tiers, Vec::new()));
         };
         let defaults = Limits::default();
         let options = RemoteOptions {
@@ -96,20 +120,26 @@ impl RemoteArgs {
             },
             ..RemoteOptions::default()
         };
-        let shared = SharedTier::new(RemoteStore::open(url, &options)?);
+        let shared = SharedTier::new(RemoteStore::open(url, &options)?).trusting(trusted);
+        let mut warnings = Vec::new();
         let shared = match shared.check() {
             Ok(()) => Some(shared),
             Err(error) if error.is_network_fault() => {
-                warn_unusable(error, "it is tried again later");
+                warnings.push(unusable(&error, "it is tried again later"));
                 Some(shared)
             }
             Err(error @ (RemoteError::Denied { .. } | RemoteError::NoSuchBucket { .. })) => {
-                warn_unusable(error, "using the local cache only");
+                warnings.push(unusable(&error, "using the local cache only"));
                 None
             }
             Err(error) => return Err(error.into()),
         };
-        Ok(CacheTiers { local, shared })
+        let tiers = CacheTiers {
+            local,
+            shared,
+            signer,
+        };
+        Ok((tiers, warnings))
     }
 }
 
@@ -122,11 +152,14 @@ fn parse_seconds(text: &str) -> Result<Duration, String> {
         .ok_or_else(|| format!("`{text}` is not a positive number of seconds"))
 }
 
-fn warn_unusable(error: RemoteError, consequence: &str) {
-    eprintln!(
-        "warning: the shared cache cannot be used now ({consequence}):\n{:?}",
-        miette::Report::new(error)
-    );
+/// The warning for a shared tier that cannot be used: what happened, and what to do.
+fn unusable(error: &RemoteError, consequence: &str) -> String {
+    let help =
+        miette::Diagnostic::help(error).map_or_else(String::new, |help| format!(" ({help})"));
+    format!(
+        "the shared cache cannot be used now, {consequence}: {}{help}",
+        tpuc_driver::error_chain(error)
+    )
 }
 
 #[derive(clap::Args)]
@@ -149,8 +182,24 @@ enum CacheCommand {
         /// The entry's key (64 hex digits).
         key: Key,
     },
-    /// Check every entry's manifest and payload digest; quarantine the bad ones.
-    Verify,
+    /// Check every entry's manifest, payload digest and signature; quarantine the bad ones.
+    Verify {
+        /// Also list the entries not signed by this public key (repeatable; also
+        /// TPUC_TRUST_KEYS), and exit with status 5 if there are any.
+        #[arg(
+            long = "trust-key",
+            value_name = "FILE.pub",
+            env = "TPUC_TRUST_KEYS",
+            value_delimiter = ':'
+        )]
+        trust_keys: Vec<PathBuf>,
+    },
+    /// Make an Ed25519 key pair for signing entries: the secret key in FILE (mode 0600), the
+    /// public key in FILE.pub. The secret key is never printed.
+    Keygen {
+        /// Where the secret key goes; it must not exist.
+        file: PathBuf,
+    },
     /// Evict least recently used entries until the cache fits in a size; delete debris.
     Gc {
         /// The size cap, e.g. 20G, 512M (powers of 1024).
@@ -171,9 +220,13 @@ fn parse_size(text: &str) -> Result<u64, String> {
 }
 
 pub fn run(args: &Args) -> Result<std::process::ExitCode> {
-    let cache = args.cache.open()?;
     let json = args.format == Format::Json;
+    if let CacheCommand::Keygen { file } = &args.command {
+        return keygen(file, json);
+    }
+    let cache = args.cache.open()?;
     match &args.command {
+        CacheCommand::Keygen { .. } => unreachable!("handled above"),
         CacheCommand::Ls => {
             let listing = cache.list()?;
             warn_all(&listing.warnings);
@@ -222,19 +275,29 @@ pub fn run(args: &Args) -> Result<std::process::ExitCode> {
                 }
             }
         }
-        CacheCommand::Verify => {
-            let report = cache.verify()?;
+        CacheCommand::Verify { trust_keys } => {
+            let report = if trust_keys.is_empty() {
+                cache.verify()?
+            } else {
+                cache.verify_trusted(&TrustedKeys::read(trust_keys)?)?
+            };
             warn_all(&report.warnings);
             if json {
                 print_json(&serde_json::to_value(&report).into_diagnostic()?)?;
             } else {
-                println!("{} entries verified", report.ok);
+                println!("{} entries verified ({} signed)", report.ok, report.signed);
                 for (key, reason) in &report.corrupt {
                     println!("corrupt {key}: {reason}");
+                }
+                for (key, reason) in &report.untrusted {
+                    println!("untrusted {key}: {reason}");
                 }
             }
             if !report.corrupt.is_empty() {
                 return Ok(std::process::ExitCode::from(crate::compile::CACHE_CORRUPT));
+            }
+            if !report.untrusted.is_empty() {
+                return Ok(std::process::ExitCode::from(CACHE_UNTRUSTED));
             }
         }
         CacheCommand::Gc { max_size } => {
@@ -283,6 +346,40 @@ pub fn run(args: &Args) -> Result<std::process::ExitCode> {
                 println!("removed {key}");
             }
         }
+    }
+    Ok(std::process::ExitCode::SUCCESS)
+}
+
+/// Exit code of `tpuc cache verify --trust-key` when an entry is not signed by a trusted key.
+pub const CACHE_UNTRUSTED: u8 = 5;
+
+/// `tpuc cache keygen FILE`: the secret key to FILE (0600, never over an existing file), the
+/// public key to FILE.pub; prints the public half only.
+fn keygen(file: &std::path::Path, json: bool) -> Result<std::process::ExitCode> {
+    let mut public_file = file.as_os_str().to_owned();
+    public_file.push(".pub");
+    let public_file = PathBuf::from(public_file);
+    if public_file.exists() {
+        return Err(miette::miette!(
+            help = "choose another FILE, or remove the old key pair first",
+            "{} exists already",
+            public_file.display()
+        ));
+    }
+    let secret = SecretKey::generate()?;
+    let public = secret.public_key();
+    secret.write_new(file)?;
+    tpuc_driver::write_atomically(&public_file, public.to_pem().as_bytes())?;
+    if json {
+        print_json(&serde_json::json!({
+            "secret_key": file,
+            "public_key": public_file,
+            "key_id": public.id(),
+        }))?;
+    } else {
+        println!("secret key {} (keep it private)", file.display());
+        println!("public key {}", public_file.display());
+        println!("key id     {}", public.id());
     }
     Ok(std::process::ExitCode::SUCCESS)
 }

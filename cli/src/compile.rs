@@ -69,7 +69,7 @@ pub fn run(args: &Args) -> Result<ExitCode> {
             args.targets.len()
         ));
     }
-    let caches = args
+    let (caches, opening) = args
         .remote
         .open(args.cache.open()?, &PlanOptions::default())?;
     let plugins = args.plugins.paths();
@@ -83,13 +83,14 @@ pub fn run(args: &Args) -> Result<ExitCode> {
         n if n == args.targets.len() => Some("tpu"),
         _ => None,
     };
-    let report = tpuc_driver::compile(
+    let mut report = tpuc_driver::compile(
         &args.model,
         &args.targets,
         &args.lowering.options(platform)?,
         &plugins,
         &caches,
     )?;
+    report.warnings.splice(0..0, opening);
     if let (Some(path), [compiled]) = (&args.output, report.compiled.as_slice()) {
         tpuc_driver::write_atomically(path, &compiled.executable)?;
     }

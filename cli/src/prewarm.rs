@@ -43,7 +43,10 @@ pub struct Args {
 pub fn run(args: &Args) -> Result<ExitCode> {
     let started = Instant::now();
     let plan = Plan::<Target>::load(&args.plan)?;
-    let caches = args.remote.open(args.cache.open()?, &plan.options)?;
+    let (caches, opening) = args.remote.open(args.cache.open()?, &plan.options)?;
+    for warning in &opening {
+        eprintln!("warning: {warning}");
+    }
     let plugins = args.plugins.paths();
     let mode = match (args.dry_run, args.check) {
         (true, _) => Mode::DryRun,

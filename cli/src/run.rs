@@ -125,16 +125,15 @@ pub fn run(args: &Args) -> Result<ExitCode> {
             args.output_dir.display()
         )
     })?;
+    // Every output is converted first, then the set is written all or nothing.
     let mut written = Vec::new();
+    let mut files = Vec::new();
     for (index, output) in result.outputs.iter().enumerate() {
         let path = tpuc_driver::output_path(&args.output_dir, index);
-        written.push(write(&path, output)?);
-        println!(
-            "wrote {} ({}{:?})",
-            path.display(),
-            output.dtype,
-            output.shape
-        );
+        let array = to_npy(&path, output)?;
+        let what = format!("{}{:?}", output.dtype, output.shape);
+        files.push((path, array.to_npy_bytes(), what));
+        written.push(array);
     }
     for (source, value) in &result.mutations {
         let name = match source {
@@ -143,13 +142,17 @@ pub fn run(args: &Args) -> Result<ExitCode> {
             ResultSource::UserOutput { .. } => continue,
         };
         let path = args.output_dir.join(name);
-        write(&path, value)?;
-        println!(
-            "wrote {} (mutated, {}{:?})",
-            path.display(),
-            value.dtype,
-            value.shape
-        );
+        let bytes = to_npy(&path, value)?.to_npy_bytes();
+        let what = format!("mutated, {}{:?}", value.dtype, value.shape);
+        files.push((path, bytes, what));
+    }
+    let set: Vec<(&Path, &[u8])> = files
+        .iter()
+        .map(|(path, bytes, _)| (path.as_path(), bytes.as_slice()))
+        .collect();
+    tpuc_driver::write_all_atomically(&set)?;
+    for (path, _, what) in &files {
+        println!("wrote {} ({what})", path.display());
     }
 
     if expected.is_empty() {
@@ -172,16 +175,14 @@ pub fn run(args: &Args) -> Result<ExitCode> {
     })
 }
 
-fn write(path: &Path, value: &tpuc_driver::HostTensor<'_>) -> Result<Array> {
-    let array = value.to_npy().ok_or_else(|| {
+fn to_npy(path: &Path, value: &tpuc_driver::HostTensor<'_>) -> Result<Array> {
+    value.to_npy().ok_or_else(|| {
         miette!(
             "{} has dtype {}, which .npy files cannot hold",
             path.display(),
             value.dtype
         )
-    })?;
-    tpuc_driver::write_atomically(path, &array.to_npy_bytes())?;
-    Ok(array)
+    })
 }
 
 fn print_table(comparisons: &[(&PathBuf, Comparison)], tolerance: Tolerance) {

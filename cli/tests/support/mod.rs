@@ -31,6 +31,8 @@ pub fn command(cache: &Path, args: &[&str]) -> Command {
         .env_remove("TPUC_REMOTE_ENDPOINT")
         .env_remove("TPUC_REMOTE_READ_ONLY")
         .env_remove("TPUC_REMOTE_DEADLINE")
+        .env_remove("TPUC_TRUST_KEYS")
+        .env_remove("TPUC_SIGN_KEY")
         .env_remove("AWS_SESSION_TOKEN")
         .env_remove("AWS_ENDPOINT_URL")
         .envs(tpuc_testkit::S3Server::client_env());

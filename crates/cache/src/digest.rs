@@ -17,16 +17,35 @@ pub fn sha256(bytes: &[u8]) -> Digest {
 impl Digest {
     /// 64 lowercase hex digits.
     pub fn hex(&self) -> String {
-        let mut text = String::with_capacity(64);
-        for byte in self.0 {
-            text.push(char::from(HEX[usize::from(byte >> 4)]));
-            text.push(char::from(HEX[usize::from(byte & 15)]));
-        }
-        text
+        hex(&self.0)
     }
 }
 
 const HEX: &[u8; 16] = b"0123456789abcdef";
+
+/// `bytes` as lowercase hex digits.
+pub(crate) fn hex(bytes: &[u8]) -> String {
+    let mut text = String::with_capacity(2 * bytes.len());
+    for &byte in bytes {
+        text.push(char::from(HEX[usize::from(byte >> 4)]));
+        text.push(char::from(HEX[usize::from(byte & 15)]));
+    }
+    text
+}
+
+/// The `N` bytes spelled by exactly `2 * N` lowercase hex digits; `None` for anything else.
+pub(crate) fn parse_hex<const N: usize>(text: &str) -> Option<[u8; N]> {
+    let bytes = text.as_bytes();
+    if bytes.len() != 2 * N {
+        return None;
+    }
+    let nibble = |c: u8| HEX.iter().position(|&h| h == c).map(|n| n as u8);
+    let mut parsed = [0; N];
+    for (i, pair) in bytes.chunks(2).enumerate() {
+        parsed[i] = nibble(pair[0])? << 4 | nibble(pair[1])?;
+    }
+    Some(parsed)
+}
 
 impl fmt::Display for Digest {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -45,19 +64,12 @@ impl FromStr for Digest {
 
     /// 64 lowercase hex digits.
     fn from_str(text: &str) -> Result<Digest, String> {
-        let bytes = text.as_bytes();
-        if bytes.len() != 64 {
+        if text.len() != 64 {
             return Err(format!("`{text}` is not 64 hex digits"));
         }
-        let nibble = |c: u8| HEX.iter().position(|&h| h == c).map(|n| n as u8);
-        let mut digest = [0; 32];
-        for (i, pair) in bytes.chunks(2).enumerate() {
-            match (nibble(pair[0]), nibble(pair[1])) {
-                (Some(high), Some(low)) => digest[i] = high << 4 | low,
-                _ => return Err(format!("`{text}` is not lowercase hex")),
-            }
-        }
-        Ok(Digest(digest))
+        parse_hex(text)
+            .map(Digest)
+            .ok_or_else(|| format!("`{text}` is not lowercase hex"))
     }
 }
 

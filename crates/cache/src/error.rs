@@ -48,6 +48,29 @@ pub enum CacheError {
     )]
     BadKey(String),
 
+    /// A signing or trusted key file that cannot be used.
+    #[error("cannot use the key file {}: {reason}", path.display())]
+    #[diagnostic(
+        code(tpuc::cache::key_file),
+        help(
+            "make a key pair with `tpuc cache keygen FILE` (or `openssl genpkey -algorithm \
+             ed25519`): --sign-key takes the secret key FILE, --trust-key the public key FILE.pub"
+        )
+    )]
+    KeyFile { path: PathBuf, reason: String },
+
+    /// A secret key file that others may read.
+    #[error(
+        "the secret key file {} may be read by others (mode {mode:04o}), so its key must be \
+         assumed leaked",
+        path.display()
+    )]
+    #[diagnostic(
+        code(tpuc::cache::key_permissions),
+        help("make it private (`chmod 600 FILE`); if others did read it, make a new key pair")
+    )]
+    KeyPermissions { path: PathBuf, mode: u32 },
+
     /// A size such as `20G` could not be parsed.
     #[error("`{0}` is not a size")]
     #[diagnostic(

@@ -148,9 +148,19 @@ pub const REGISTRY: &[Knob] = &[
         CACHE_ONLY,
     ),
     ignored(
+        "TPUC_SIGN_KEY",
+        "the secret key file that signs the entries compiled here",
+        "a signature is stored next to an entry, never part of what it is compiled from",
+    ),
+    ignored(
         "TPUC_TEST_PAUSE_BEFORE_COMMIT",
         "test-only, debug builds: hold a staged cache entry this many milliseconds",
         "it delays a write, never changes one",
+    ),
+    ignored(
+        "TPUC_TRUST_KEYS",
+        "public key files: accept only shared entries signed by one of them",
+        "it decides which entries are used, never what an entry holds",
     ),
     hashed_with_default(
         "TPU_ACCELERATOR_TYPE",

@@ -12,7 +12,7 @@
 //! let cache = Cache::open_default(tpuc_cache::Mode::ReadOnly)?;
 //! let key: Key = "0f".repeat(32).parse()?;
 //! if let tpuc_cache::Lookup::Hit(hit) = cache.lookup(&key)? {
-//!     println!("{} bytes for {}", hit.payload.len(), hit.manifest.target);
+//!     println!("{} bytes for {}", hit.payload.len(), hit.envelope.manifest.target);
 //! }
 //! # Ok::<(), tpuc_cache::CacheError>(())
 //! ```
@@ -24,6 +24,7 @@ mod key;
 pub mod knobs;
 mod maintenance;
 mod manifest;
+mod signing;
 mod store;
 mod walk;
 
@@ -32,7 +33,11 @@ pub use error::{CacheError, Result};
 pub use key::{FRONTEND_ENCODING, FrontendParts, KEY_ENCODING, Key, KeyParts, TargetId};
 pub use maintenance::{EntryInfo, GcReport, Listing, Stats, VerifyReport, parse_size};
 pub use manifest::{
-    Binding, MANIFEST_FORMAT, Manifest, ModuleRecord, Payload, PluginInfo, Signature,
+    Binding, Envelope, MANIFEST_FORMAT, Manifest, ModuleRecord, Payload, PluginInfo, Signature,
+};
+pub use signing::{
+    EntrySignature, MAX_SIGNATURE_SIZE, PublicKey, SIGNATURE_FORMAT, SecretKey, TrustedKeys,
+    signed_message,
 };
 pub use store::{Cache, Hit, Lookup, Mode, Stored, default_dir};
 

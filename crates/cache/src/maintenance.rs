@@ -11,6 +11,7 @@ use crate::error::{CacheError, Result};
 use crate::fsutil::{dir_size, read_plain, remove_atomically, remove_tree, unix_seconds};
 use crate::key::Key;
 use crate::manifest::Manifest;
+use crate::signing::TrustedKeys;
 use crate::store::{Cache, MANIFEST_FILE, Mode, sharded, verify_entry};
 use crate::walk::Walk;
 
@@ -45,6 +46,11 @@ pub struct VerifyReport {
     pub ok: usize,
     /// Key (or path) and reason of every bad entry; each was quarantined unless read-only.
     pub corrupt: Vec<(String, String)>,
+    /// How many of the good entries carry a valid signature (by any key).
+    pub signed: usize,
+    /// When trusted keys were given: key and reason of every good entry that is not signed by
+    /// one of them (unsigned, or signed by another key). Such entries are not corrupt.
+    pub untrusted: Vec<(String, String)>,
     /// Symbolic links that were skipped (read-only) or removed, never followed.
     pub warnings: Vec<String>,
 }
@@ -164,9 +170,19 @@ impl Cache {
             })
     }
 
-    /// Verifies every entry (seal, manifest, key derivation, payload digest); bad ones are
-    /// quarantined unless the cache is read-only.
+    /// Verifies every entry (seal, manifest, key derivation, payload digest, signature if
+    /// signed); bad ones are quarantined unless the cache is read-only.
     pub fn verify(&self) -> Result<VerifyReport> {
+        self.verify_with(None)
+    }
+
+    /// Like [`verify`](Self::verify), and lists the good entries that `trusted` did not sign
+    /// in [`VerifyReport::untrusted`].
+    pub fn verify_trusted(&self, trusted: &TrustedKeys) -> Result<VerifyReport> {
+        self.verify_with(Some(trusted))
+    }
+
+    fn verify_with(&self, trusted: Option<&TrustedKeys>) -> Result<VerifyReport> {
         self.check_layout()?;
         let writable = self.mode() == Mode::ReadWrite;
         let mut walk = Walk::new(writable);
@@ -176,7 +192,16 @@ impl Cache {
         let mut report = VerifyReport::default();
         for (key, path) in self.entry_dirs(&mut walk) {
             match verify_entry(&key, &path) {
-                Ok(_) => report.ok += 1,
+                Ok((envelope, _)) => {
+                    report.ok += 1;
+                    let signature = envelope.signature.as_ref();
+                    report.signed += usize::from(signature.is_some());
+                    if let Some(Err(reason)) =
+                        trusted.map(|keys| keys.check(&key, &envelope.bytes, signature))
+                    {
+                        report.untrusted.push((key.to_string(), reason));
+                    }
+                }
                 Err(reason) => {
                     self.quarantine(&path);
                     report.corrupt.push((key.to_string(), reason));

@@ -7,6 +7,7 @@ use tpuc_pjrt::ExecutableReport;
 
 use crate::digest::Digest;
 use crate::key::{Key, KeyParts};
+use crate::signing::{EntrySignature, SecretKey};
 
 /// The `format` of every manifest this version writes.
 pub const MANIFEST_FORMAT: &str = "tpuc-cache-entry/1";
@@ -36,6 +37,54 @@ pub struct Manifest {
     /// cost analysis). Entries written before tpuc recorded it read as reporting nothing.
     #[serde(default)]
     pub report: ExecutableReport,
+}
+
+/// A manifest as it is stored and shared: its exact bytes (which the seal and a signature
+/// cover), parsed, and the signature of an entry whose publisher signed it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Envelope {
+    pub manifest: Manifest,
+    pub bytes: Vec<u8>,
+    pub signature: Option<EntrySignature>,
+}
+
+impl Envelope {
+    /// `manifest` serialized as tpuc writes manifests, unsigned.
+    pub fn new(manifest: Manifest) -> Envelope {
+        let bytes = serde_json::to_vec_pretty(&manifest).expect("manifests serialize");
+        Envelope {
+            manifest,
+            bytes,
+            signature: None,
+        }
+    }
+
+    /// `manifest` serialized and signed with `secret`.
+    pub fn signed(manifest: Manifest, secret: &SecretKey) -> Envelope {
+        let mut envelope = Envelope::new(manifest);
+        envelope.signature = Some(secret.sign(&envelope.manifest.key, &envelope.bytes));
+        envelope
+    }
+
+    /// The unsigned envelope of manifest `bytes` that belong to `key` (see
+    /// [`Manifest::parse_for`]).
+    pub fn parse_for(key: &Key, bytes: Vec<u8>) -> Result<Envelope, String> {
+        Ok(Envelope {
+            manifest: Manifest::parse_for(key, &bytes)?,
+            bytes,
+            signature: None,
+        })
+    }
+
+    /// Attaches the signature file `signature` if it parses and is a valid signature of this
+    /// manifest under its key, by any key (whether that one is trusted is the caller's
+    /// question); the reason otherwise.
+    pub fn set_signature(&mut self, signature: &[u8]) -> Result<(), String> {
+        let signature = EntrySignature::parse(signature)?;
+        signature.check(&self.manifest.key, &self.bytes)?;
+        self.signature = Some(signature);
+        Ok(())
+    }
 }
 
 /// The plugin that compiled an entry.

@@ -14,7 +14,8 @@ use crate::fsutil::{
     create_dir, create_private_dir, read_plain, replace_file, sync_dir, unique_name, write_synced,
 };
 use crate::key::Key;
-use crate::manifest::{Manifest, ModuleRecord};
+use crate::manifest::{Envelope, Manifest, ModuleRecord};
+use crate::signing::MAX_SIGNATURE_SIZE;
 
 /// The layout version: the directory under the root that holds everything.
 pub(crate) const LAYOUT: &str = "v1";
@@ -22,6 +23,8 @@ pub(crate) const MANIFEST_FILE: &str = "manifest.json";
 pub(crate) const PAYLOAD_FILE: &str = "executable";
 /// The SHA-256 of the exact bytes of `manifest.json`, in `sha256sum` format.
 pub(crate) const SEAL_FILE: &str = "manifest.sha256";
+/// The publisher's signature of a signed entry (`docs/cache-format.md`, "Signed entries").
+pub(crate) const SIGNATURE_FILE: &str = "manifest.sig";
 
 /// Whether the cache may be written.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -42,7 +45,8 @@ pub struct Cache {
 /// A verified entry.
 #[derive(Clone, Debug)]
 pub struct Hit {
-    pub manifest: Manifest,
+    /// The manifest, its bytes and, for a signed entry, its valid signature.
+    pub envelope: Envelope,
     /// The serialized executable; its SHA-256 and size matched the manifest.
     pub payload: Vec<u8>,
     /// The entry's directory.
@@ -165,12 +169,12 @@ impl Cache {
             Err(error) => return Err(CacheError::io("read", manifest_path)(error)),
         }
         match verify_entry(key, &path) {
-            Ok((manifest, payload)) => {
+            Ok((envelope, payload)) => {
                 if self.mode == Mode::ReadWrite {
                     touch(&manifest_path);
                 }
                 Ok(Lookup::Hit(Box::new(Hit {
-                    manifest,
+                    envelope,
                     payload,
                     path,
                 })))
@@ -197,17 +201,23 @@ impl Cache {
         }
     }
 
-    /// Stores an entry. The payload and manifest are written to a private temporary
-    /// directory, flushed, and the directory is renamed into place in one step; if another
-    /// writer got there first, its entry stays and this one is discarded.
+    /// Stores an unsigned entry (see [`insert_envelope`](Self::insert_envelope)).
     pub fn insert(&self, manifest: &Manifest, payload: &[u8]) -> Result<Stored> {
+        self.insert_envelope(&Envelope::new(manifest.clone()), payload)
+    }
+
+    /// Stores an entry: the manifest's exact bytes, its signature if it has one, and the
+    /// payload. They are written to a private temporary directory, flushed, and the directory
+    /// is renamed into place in one step; if another writer got there first, its entry stays
+    /// and this one is discarded.
+    pub fn insert_envelope(&self, envelope: &Envelope, payload: &[u8]) -> Result<Stored> {
         self.writable()?;
-        let key = manifest.key;
+        let key = envelope.manifest.key;
         let path = self.entry_path(&key);
         let tmp = self.tmp_dir();
         create_private_dir(&tmp)?;
         let staged = tmp.join(unique_name(&key.0.hex()));
-        let result = self.stage_and_commit(&staged, &path, manifest, payload);
+        let result = self.stage_and_commit(&staged, &path, envelope, payload);
         if staged.exists() {
             let _ = fs::remove_dir_all(&staged);
         }
@@ -218,14 +228,16 @@ impl Cache {
         &self,
         staged: &Path,
         path: &Path,
-        manifest: &Manifest,
+        envelope: &Envelope,
         payload: &[u8],
     ) -> Result<Stored> {
         fs::create_dir(staged).map_err(CacheError::io("create directory", staged))?;
-        write_synced(&staged.join(&manifest.payload.file), payload)?;
-        let text = serde_json::to_vec_pretty(manifest).expect("manifests serialize");
-        write_synced(&staged.join(MANIFEST_FILE), &text)?;
-        write_synced(&staged.join(SEAL_FILE), &seal(&text))?;
+        write_synced(&staged.join(&envelope.manifest.payload.file), payload)?;
+        write_synced(&staged.join(MANIFEST_FILE), &envelope.bytes)?;
+        write_synced(&staged.join(SEAL_FILE), &seal(&envelope.bytes))?;
+        if let Some(signature) = &envelope.signature {
+            write_synced(&staged.join(SIGNATURE_FILE), &signature.to_bytes())?;
+        }
         sync_dir(staged)?;
         pause_before_commit();
         let parent = path.parent().expect("entries have a parent");
@@ -373,16 +385,27 @@ fn seal(manifest_bytes: &[u8]) -> Vec<u8> {
 }
 
 /// Checks the entry at `path` against its key: the seal covers every byte of the manifest,
-/// which covers every byte of the payload. The manifest and payload, or why it is bad.
-pub(crate) fn verify_entry(key: &Key, path: &Path) -> Result<(Manifest, Vec<u8>), String> {
+/// which covers every byte of the payload, and a signature file, if there is one, must be a
+/// valid signature of the manifest under the key. The manifest and payload, or why it is bad.
+pub(crate) fn verify_entry(key: &Key, path: &Path) -> Result<(Envelope, Vec<u8>), String> {
     let manifest_bytes = read_plain(&path.join(MANIFEST_FILE))?;
     if read_plain(&path.join(SEAL_FILE))? != seal(&manifest_bytes) {
         return Err(format!(
             "the manifest does not match its SHA-256 in {SEAL_FILE}"
         ));
     }
-    let manifest = Manifest::parse_for(key, &manifest_bytes)?;
-    let payload = read_plain(&path.join(&manifest.payload.file))?;
-    manifest.check_payload(&payload)?;
-    Ok((manifest, payload))
+    let mut envelope = Envelope::parse_for(key, manifest_bytes)?;
+    let signature_path = path.join(SIGNATURE_FILE);
+    if let Ok(meta) = fs::symlink_metadata(&signature_path) {
+        if meta.len() > MAX_SIGNATURE_SIZE {
+            return Err(format!("{SIGNATURE_FILE} is too large to be a signature"));
+        }
+        let signature = read_plain(&signature_path)?;
+        envelope
+            .set_signature(&signature)
+            .map_err(|reason| format!("{SIGNATURE_FILE}: {reason}"))?;
+    }
+    let payload = read_plain(&path.join(&envelope.manifest.payload.file))?;
+    envelope.manifest.check_payload(&payload)?;
+    Ok((envelope, payload))
 }

@@ -38,7 +38,7 @@ fn the_report_comes_back_exactly_and_entries_without_one_still_read() {
     let Lookup::Hit(found) = cache.lookup(&entry.key).unwrap() else {
         panic!("no hit");
     };
-    assert_eq!(found.manifest.report, libtpu_report());
+    assert_eq!(found.envelope.manifest.report, libtpu_report());
 
     // An entry written before manifests had a report reads as reporting nothing.
     let path = cache.entry_path(&entry.key).join("manifest.json");
@@ -51,7 +51,7 @@ fn the_report_comes_back_exactly_and_entries_without_one_still_read() {
     let Lookup::Hit(found) = cache.lookup(&entry.key).unwrap() else {
         panic!("no hit");
     };
-    assert_eq!(found.manifest.report, ExecutableReport::default());
+    assert_eq!(found.envelope.manifest.report, ExecutableReport::default());
 }
 
 /// Replaces `from` (which must be there) by `to` in an entry's manifest.

@@ -31,13 +31,13 @@ pub use compile::{
 };
 pub use emit::{Emit, fx_graph};
 pub use error::{DriverError, InputMismatch, Result};
-pub use files::write_atomically;
+pub use files::{write_all_atomically, write_atomically};
 pub use lower::{Lowered, emit, lower};
 pub use run::{Input, Prepared, RunOutput, output_path, prepare, run};
 pub use runtime::{Executable, Runtime};
 pub use shard_io::{Layout, Placement};
 pub use tensor::{HostTensor, npy_dtype, npy_dtype_for_input};
-pub use tiers::{CacheTiers, Found, Origin};
+pub use tiers::{CacheTiers, Found, Origin, error_chain};
 pub use tpuc_lower::{
     ArgumentBinding, ArgumentSource, LowerError, LowerOptions, ResultBinding, ResultSource,
 };

@@ -1,6 +1,5 @@
 //! Running: lower for the given `.npy` inputs, check them, compile on XLA:CPU, execute.
 
-use std::borrow::Cow;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
@@ -111,7 +110,7 @@ impl Prepared {
     /// each argument placed on the devices as the module's shardings say.
     pub fn execute_with(&self, executable: &Executable) -> Result<RunOutput> {
         let placement = self.placement()?;
-        let results = executable.execute_placed(&placement, &self.arguments()?)?;
+        let results = executable.execute_placed(&placement, self.arguments())?;
         split_results(&self.lowered, results)
     }
 
@@ -127,9 +126,10 @@ impl Prepared {
         Ok(Placement::of(&program.module)?.with_per_device_arguments(user_inputs))
     }
 
-    /// `main`'s arguments: each weight's bytes borrowed from the mapped archive (strided views
-    /// materialised), and the inputs.
-    fn arguments(&self) -> Result<Vec<HostTensor<'_>>> {
+    /// `main`'s arguments, produced one at a time as they are moved to the devices: each
+    /// weight's bytes borrowed from the mapped archive (strided views materialised), and the
+    /// inputs.
+    fn arguments(&self) -> impl Iterator<Item = Result<HostTensor<'_>>> {
         let archive = &self.lowered.archive;
         self.lowered
             .program
@@ -143,16 +143,8 @@ impl Prepared {
                     shape: binding.shape.clone(),
                     bytes: archive.tensor(fqn)?.to_contiguous_bytes()?,
                 }),
-                ArgumentSource::UserInput { index, .. } => {
-                    let input = &self.inputs[index];
-                    Ok(HostTensor {
-                        dtype: input.dtype,
-                        shape: input.shape.clone(),
-                        bytes: Cow::Borrowed(&input.bytes),
-                    })
-                }
+                ArgumentSource::UserInput { index, .. } => Ok(self.inputs[index].borrowed()),
             })
-            .collect()
     }
 }
 

@@ -4,7 +4,8 @@ use std::borrow::Cow;
 use std::path::Path;
 
 use tpuc_pjrt::{
-    Client, CompileOptions, ElementType, LoadedExecutable, Plugin, PluginKind, Program,
+    Buffer, Client, CompileOptions, ElementType, HostBackedBuffer, LoadedExecutable, Plugin,
+    PluginKind, Program,
 };
 use tpuc_pt2::DType;
 
@@ -98,52 +99,67 @@ impl Executable {
         self.loaded.executable()?.report()
     }
 
-    /// Copies `arguments` to the device (borrowed bytes straight from where they lie), runs
-    /// the program once and copies every result back.
+    /// Runs the program once on one device with `arguments` (see [`Executable::execute_placed`]).
     pub fn execute(&self, arguments: &[HostTensor<'_>]) -> Result<Vec<HostTensor<'static>>> {
-        let refs: Vec<&HostTensor<'_>> = arguments.iter().collect();
-        let mut results = self.execute_on_devices(&[refs])?;
-        Ok(results.pop().unwrap_or_default())
+        let placement = Placement::single(arguments.len());
+        self.execute_placed(&placement, arguments.iter().map(|a| Ok(a.borrowed())))
     }
 
-    /// Runs an SPMD program: each argument is cut into its devices' blocks as `placement`
-    /// says, and each result is put back together from the devices' blocks.
-    pub fn execute_placed(
+    /// Runs the program on its devices. Arguments are moved to the devices one at a time, as
+    /// they come: borrowed bytes (a weight in the mapped archive, an input) are handed to the
+    /// plugin in place, which XLA:CPU uses as device memory without a copy; owned bytes (a
+    /// materialised view, a device's block of a sharded argument) are copied and dropped at
+    /// once. So no second copy of the weights is ever held. Each argument is cut into its
+    /// devices' blocks as `placement` says, and each result is put back together.
+    pub fn execute_placed<'a>(
         &self,
         placement: &Placement,
-        arguments: &[HostTensor<'_>],
+        arguments: impl IntoIterator<Item = Result<HostTensor<'a>>>,
     ) -> Result<Vec<HostTensor<'static>>> {
-        let devices = placement.device_count();
-        if devices <= 1 {
-            return self.execute(arguments);
-        }
+        let devices = placement.device_count().max(1);
         if self.loaded.device_count() != devices {
             return Err(DriverError::Placement {
                 message: format!(
-                    "the executable runs on {} device(s), but the program's mesh has {devices}",
+                    "the executable runs on {} device(s), but the program's placement has {devices}",
                     self.loaded.device_count()
                 ),
                 help: Some(format!("run it with --target cpu:{devices}")),
             });
         }
-        let mut per_device: Vec<Vec<HostTensor<'static>>> = vec![Vec::new(); devices];
-        for (index, argument) in arguments.iter().enumerate() {
-            for (device, block) in placement
-                .split_argument(index, argument)?
-                .into_iter()
-                .enumerate()
-            {
-                per_device[device].push(block);
+        let mut per_device: Vec<Vec<OnDevice<'a>>> = (0..devices).map(|_| Vec::new()).collect();
+        for (index, argument) in arguments.into_iter().enumerate() {
+            let argument = argument?;
+            if placement.is_whole(index) {
+                for (device, list) in per_device.iter_mut().enumerate() {
+                    list.push(match &argument.bytes {
+                        Cow::Borrowed(bytes) => self.in_place(&argument, bytes, device)?,
+                        Cow::Owned(_) => self.copied(&argument, device)?,
+                    });
+                }
+            } else {
+                let blocks = placement.split_argument(index, &argument)?;
+                for (device, (list, block)) in per_device.iter_mut().zip(blocks).enumerate() {
+                    list.push(self.copied(&block, device)?);
+                }
             }
         }
-        let refs: Vec<Vec<&HostTensor<'_>>> =
-            per_device.iter().map(|a| a.iter().collect()).collect();
-        let results = self.execute_on_devices(&refs)?;
-        let count = results.first().map_or(0, Vec::len);
-        let mut by_result: Vec<Vec<HostTensor<'static>>> = vec![Vec::new(); count];
+        let refs: Vec<Vec<&Buffer>> = per_device
+            .iter()
+            .map(|list| list.iter().map(OnDevice::buffer).collect())
+            .collect();
+        let refs: Vec<&[&Buffer]> = refs.iter().map(Vec::as_slice).collect();
+        let results = self
+            .loaded
+            .execute(&refs)
+            .map_err(DriverError::pjrt("executing the program"))?;
+        drop(per_device);
+        let mut by_result: Vec<Vec<HostTensor<'static>>> = Vec::new();
         for device_results in results {
-            for (index, result) in device_results.into_iter().enumerate() {
-                by_result[index].push(result);
+            for (index, buffer) in device_results.iter().enumerate() {
+                if by_result.len() <= index {
+                    by_result.push(Vec::new());
+                }
+                by_result[index].push(to_host(buffer)?);
             }
         }
         by_result
@@ -153,73 +169,75 @@ impl Executable {
             .collect()
     }
 
-    /// Copies each device's arguments to it, runs the program once and copies every result
-    /// back: `results[device][result]`.
-    fn execute_on_devices(
+    /// Hands `bytes`, the data of `argument`, to `device` to use in place.
+    fn in_place<'a>(
         &self,
-        arguments: &[Vec<&HostTensor<'_>>],
-    ) -> Result<Vec<Vec<HostTensor<'static>>>> {
-        let client = self.loaded.client();
-        let to_device = "copying an argument to the device";
-        let buffers = arguments
-            .iter()
-            .enumerate()
-            .map(|(device, arguments)| {
-                arguments
-                    .iter()
-                    .map(|argument| {
-                        let element_type = element_type(argument.dtype).ok_or_else(|| {
-                            DriverError::Unsupported(format!(
-                                "{} arguments cannot be passed to the device",
-                                argument.dtype
-                            ))
-                        })?;
-                        client
-                            .buffer_from_host(
-                                &argument.bytes,
-                                element_type,
-                                &argument.shape,
-                                device,
-                            )
-                            .map_err(DriverError::pjrt(to_device))
-                    })
-                    .collect::<Result<Vec<_>>>()
-            })
-            .collect::<Result<Vec<_>>>()?;
-        let refs: Vec<Vec<_>> = buffers.iter().map(|b| b.iter().collect()).collect();
-        let refs: Vec<&[_]> = refs.iter().map(Vec::as_slice).collect();
-        let results = self
+        argument: &HostTensor<'_>,
+        bytes: &'a [u8],
+        device: usize,
+    ) -> Result<OnDevice<'a>> {
+        let buffer = self
             .loaded
-            .execute(&refs)
-            .map_err(DriverError::pjrt("executing the program"))?;
-        let from_device = "copying a result to the host";
-        results
-            .iter()
-            .map(|device_results| {
-                device_results
-                    .iter()
-                    .map(|buffer| {
-                        let element_type = buffer
-                            .element_type()
-                            .map_err(DriverError::pjrt(from_device))?;
-                        let dtype = dtype(element_type).ok_or_else(|| {
-                            DriverError::Unsupported(format!(
-                                "the program returned a {} array, which has no torch dtype",
-                                element_type.mlir_name()
-                            ))
-                        })?;
-                        Ok(HostTensor {
-                            dtype,
-                            shape: buffer.dims().map_err(DriverError::pjrt(from_device))?,
-                            bytes: Cow::Owned(
-                                buffer.to_host().map_err(DriverError::pjrt(from_device))?,
-                            ),
-                        })
-                    })
-                    .collect()
-            })
-            .collect()
+            .client()
+            .buffer_in_place(bytes, element_type_of(argument)?, &argument.shape, device)
+            .map_err(DriverError::pjrt("passing an argument to the device"))?;
+        Ok(OnDevice::InPlace(buffer))
     }
+
+    /// Copies `argument` to `device`.
+    fn copied(&self, argument: &HostTensor<'_>, device: usize) -> Result<OnDevice<'static>> {
+        let buffer = self
+            .loaded
+            .client()
+            .buffer_from_host(
+                &argument.bytes,
+                element_type_of(argument)?,
+                &argument.shape,
+                device,
+            )
+            .map_err(DriverError::pjrt("copying an argument to the device"))?;
+        Ok(OnDevice::Copied(buffer))
+    }
+}
+
+fn element_type_of(argument: &HostTensor<'_>) -> Result<ElementType> {
+    element_type(argument.dtype).ok_or_else(|| {
+        DriverError::Unsupported(format!(
+            "{} arguments cannot be passed to the device",
+            argument.dtype
+        ))
+    })
+}
+
+/// An argument on a device.
+enum OnDevice<'a> {
+    InPlace(HostBackedBuffer<'a>),
+    Copied(Buffer),
+}
+
+impl OnDevice<'_> {
+    fn buffer(&self) -> &Buffer {
+        match self {
+            OnDevice::InPlace(buffer) => buffer,
+            OnDevice::Copied(buffer) => buffer,
+        }
+    }
+}
+
+fn to_host(buffer: &Buffer) -> Result<HostTensor<'static>> {
+    let stage = "copying a result to the host";
+    let element_type = buffer.element_type().map_err(DriverError::pjrt(stage))?;
+    let dtype = dtype(element_type).ok_or_else(|| {
+        DriverError::Unsupported(format!(
+            "the program returned a {} array, which has no torch dtype",
+            element_type.mlir_name()
+        ))
+    })?;
+    Ok(HostTensor {
+        dtype,
+        shape: buffer.dims().map_err(DriverError::pjrt(stage))?,
+        bytes: Cow::Owned(buffer.to_host().map_err(DriverError::pjrt(stage))?),
+    })
 }
 
 /// Pairs of torch dtypes and PJRT element types with the same host representation.

@@ -101,6 +101,25 @@ impl Placement {
         })
     }
 
+    /// The placement of a one-device program with `arguments` arguments.
+    pub fn single(arguments: usize) -> Placement {
+        Placement {
+            kind: Kind::Partitions,
+            axes: Vec::new(),
+            arguments: vec![Place::Blocks(Layout::new()); arguments],
+            results: Vec::new(),
+        }
+    }
+
+    /// Whether argument `index` is the same whole tensor on every device.
+    pub fn is_whole(&self, index: usize) -> bool {
+        match self.arguments.get(index) {
+            Some(Place::Blocks(layout)) => layout.iter().all(Vec::is_empty),
+            Some(Place::PerDevice) => false,
+            None => self.device_count() <= 1,
+        }
+    }
+
     /// Marks arguments of a replica program that hold one value per rank (stacked).
     pub fn with_per_device_arguments(mut self, indices: impl IntoIterator<Item = usize>) -> Self {
         if self.kind == Kind::Replicas {
@@ -207,9 +226,16 @@ impl Placement {
         rank: usize,
         what: &str,
     ) -> Result<(Layout, bool)> {
-        let place = places
-            .get(index)
-            .ok_or_else(|| placement_error(format!("the module's `main` has no {what}"), None))?;
+        let place = match places.get(index) {
+            Some(place) => place,
+            None if self.device_count() <= 1 => return Ok((Layout::new(), false)),
+            None => {
+                return Err(placement_error(
+                    format!("the module's `main` has no {what}"),
+                    None,
+                ));
+            }
+        };
         match place {
             Place::PerDevice => {
                 let all: Vec<String> = self.axes.iter().map(|(name, _)| name.clone()).collect();

@@ -14,6 +14,17 @@ pub struct HostTensor<'a> {
     pub bytes: Cow<'a, [u8]>,
 }
 
+impl<'a> HostTensor<'a> {
+    /// The same tensor, its bytes borrowed from this one when it owns them.
+    pub fn borrowed(&self) -> HostTensor<'_> {
+        HostTensor {
+            dtype: self.dtype,
+            shape: self.shape.clone(),
+            bytes: Cow::Borrowed(&self.bytes),
+        }
+    }
+}
+
 /// The `.npy` element type that holds a torch dtype as is; `None` for bfloat16 (stored as
 /// float32) and the types numpy lacks.
 pub fn npy_dtype(dtype: DType) -> Option<Dtype> {

@@ -1,11 +1,11 @@
 //! The compile cache as the pipeline sees it: the local store, and optionally a shared tier
 //! behind it. Reads go local first, then shared (a verified shared entry is copied into the
-//! local store); writes go local, then shared. The shared tier never fails a compile: its
-//! faults and rejected entries become warnings.
+//! local store); writes go local, then shared, signed if a signing key is given. The shared
+//! tier never fails a compile: its faults and rejected entries become warnings.
 
 use std::path::PathBuf;
 
-use tpuc_cache::{Cache, Key, Lookup, Manifest};
+use tpuc_cache::{Cache, Envelope, Key, Lookup, Manifest, SecretKey};
 use tpuc_remote::{Fetched, RemoteError, SharedTier};
 
 /// Where an executable came from.
@@ -39,11 +39,13 @@ pub struct Found {
     pub origin: Origin,
 }
 
-/// The local cache and an optional shared tier.
+/// The local cache, an optional shared tier, and the key that signs new entries, if any.
 #[derive(Debug)]
 pub struct CacheTiers {
     pub local: Cache,
     pub shared: Option<SharedTier>,
+    /// Signs every entry this process compiles (stored with it locally and published with it).
+    pub signer: Option<SecretKey>,
 }
 
 impl From<Cache> for CacheTiers {
@@ -51,6 +53,7 @@ impl From<Cache> for CacheTiers {
         CacheTiers {
             local,
             shared: None,
+            signer: None,
         }
     }
 }
@@ -61,9 +64,9 @@ impl CacheTiers {
     pub(crate) fn lookup(&self, key: &Key, warnings: &mut Vec<String>) -> Option<Found> {
         match self.local.lookup(key) {
             Ok(Lookup::Hit(hit)) => {
-                self.share_if_absent(&hit.manifest, &hit.payload, warnings);
+                self.share_if_absent(&hit.envelope, &hit.payload, warnings);
                 return Some(Found {
-                    manifest: hit.manifest,
+                    manifest: hit.envelope.manifest,
                     payload: hit.payload,
                     entry: Some(hit.path),
                     origin: Origin::Local,
@@ -79,11 +82,11 @@ impl CacheTiers {
         }
         let shared = self.shared.as_ref()?;
         match shared.fetch(key) {
-            Ok(Fetched::Hit { manifest, payload }) => {
+            Ok(Fetched::Hit { envelope, payload }) => {
                 let payload = payload.to_vec();
-                let entry = self.store_locally(&manifest, &payload, warnings);
+                let entry = self.store_locally(&envelope, &payload, warnings);
                 Some(Found {
-                    manifest: *manifest,
+                    manifest: envelope.manifest,
                     payload,
                     entry,
                     origin: Origin::Shared,
@@ -119,27 +122,32 @@ impl CacheTiers {
         })
     }
 
-    /// Stores a new executable locally, then publishes it; the local entry, if stored.
+    /// Stores a new executable locally, then publishes it, signed if there is a signer; the
+    /// local entry, if stored.
     pub(crate) fn store(
         &self,
         manifest: &Manifest,
         payload: &[u8],
         warnings: &mut Vec<String>,
     ) -> Option<PathBuf> {
-        let entry = self.store_locally(manifest, payload, warnings);
+        let envelope = match &self.signer {
+            Some(secret) => Envelope::signed(manifest.clone(), secret),
+            None => Envelope::new(manifest.clone()),
+        };
+        let entry = self.store_locally(&envelope, payload, warnings);
         if let Some(shared) = self.writable_shared() {
-            publish(shared, manifest, payload, warnings);
+            publish(shared, &envelope, payload, warnings);
         }
         entry
     }
 
     fn store_locally(
         &self,
-        manifest: &Manifest,
+        envelope: &Envelope,
         payload: &[u8],
         warnings: &mut Vec<String>,
     ) -> Option<PathBuf> {
-        match self.local.insert(manifest, payload) {
+        match self.local.insert_envelope(envelope, payload) {
             Ok(stored) => Some(stored.path),
             Err(error) => {
                 warnings.push(not_stored(&error));
@@ -148,13 +156,15 @@ impl CacheTiers {
         }
     }
 
-    fn share_if_absent(&self, manifest: &Manifest, payload: &[u8], warnings: &mut Vec<String>) {
+    /// Publishes a local entry as it is stored (signed or not; it is never signed anew, since
+    /// a signer vouches only for what it compiled itself).
+    fn share_if_absent(&self, envelope: &Envelope, payload: &[u8], warnings: &mut Vec<String>) {
         let Some(shared) = self.writable_shared() else {
             return;
         };
-        match shared.contains(&manifest.key) {
+        match shared.contains(&envelope.manifest.key) {
             Ok(true) => {}
-            Ok(false) => publish(shared, manifest, payload, warnings),
+            Ok(false) => publish(shared, envelope, payload, warnings),
             Err(error) => warn_shared(&error, "looking up", warnings),
         }
     }
@@ -164,9 +174,9 @@ impl CacheTiers {
     }
 }
 
-fn publish(shared: &SharedTier, manifest: &Manifest, payload: &[u8], warnings: &mut Vec<String>) {
+fn publish(shared: &SharedTier, envelope: &Envelope, payload: &[u8], warnings: &mut Vec<String>) {
     // `AlreadyExists` is success too: another writer published the same entry first.
-    if let Err(error) = shared.publish(manifest, payload) {
+    if let Err(error) = shared.publish(envelope, payload) {
         warn_shared(&error, "writing", warnings);
     }
 }
@@ -189,7 +199,7 @@ fn warn_shared(error: &RemoteError, doing: &str, warnings: &mut Vec<String>) {
 }
 
 /// An error and its sources, on one line.
-fn error_chain(error: &(dyn std::error::Error + 'static)) -> String {
+pub fn error_chain(error: &(dyn std::error::Error + 'static)) -> String {
     std::iter::successors(Some(error), |e| e.source())
         .map(ToString::to_string)
         .collect::<Vec<_>>()

@@ -39,6 +39,7 @@ use std::collections::BTreeMap;
 pub use bindings::{ArgumentBinding, ArgumentSource, ResultBinding, ResultSource};
 pub use docs::ops_markdown;
 pub use error::LowerError;
+pub use lowering::INLINE_WEIGHTS_LIMIT;
 
 /// How to lower a program.
 #[derive(Clone, Debug, Default)]

@@ -365,12 +365,34 @@ impl<'a> Walker<'a> {
 }
 
 /// A weight's bytes as a constant of its graph type.
+/// The most weight bytes `--inline-weights` embeds in one module. The printed module holds
+/// two hex digits per byte, and XLA receives a module as a protobuf, which cannot exceed 2 GiB.
+pub const INLINE_WEIGHTS_LIMIT: u64 = 1 << 30;
+
+/// The weight `fqn` as constant data; `inlined` counts the bytes inlined so far.
 fn inline_weight(
     archive: &Archive,
     fqn: &str,
     ty: &TensorType,
+    inlined: &mut u64,
 ) -> Result<DenseElements, LowerError> {
     let view = archive.tensor(fqn)?;
+    *inlined += view.nbytes() as u64;
+    if *inlined > INLINE_WEIGHTS_LIMIT {
+        return Err(LowerError::Program {
+            message: format!(
+                "--inline-weights would embed more than {} MiB of weights (`{fqn}` brings it to \
+                 {} MiB)",
+                INLINE_WEIGHTS_LIMIT >> 20,
+                *inlined >> 20
+            ),
+            help: Some(
+                "leave the weights as arguments (the default): the printed module holds two hex \
+                 digits per byte and XLA cannot take a module past 2 GiB"
+                    .to_owned(),
+            ),
+        });
+    }
     let bytes = view.to_contiguous_bytes()?;
     Ok(DenseElements::from_bytes(ty, bytes.into_owned())?)
 }
@@ -415,6 +437,7 @@ pub(crate) fn lower(archive: &Archive, options: &LowerOptions) -> Result<Lowered
     let mut b = FunctionBuilder::new("main", Visibility::Public);
     let mut arguments = Vec::new();
     let mut weight_args = HashMap::new();
+    let mut inlined = 0;
     let mut inputs = vec![Val::None; graph.inputs.len()];
     let ir_type = |dtype: DType, shape: &[i64]| -> Result<TensorType, LowerError> {
         let element = element_type(dtype).map_err(|e| program_error(e.message))?;
@@ -513,7 +536,7 @@ pub(crate) fn lower(archive: &Archive, options: &LowerOptions) -> Result<Lowered
                 (w.storage_entry().to_owned(), w.dtype(), layout)
             });
             let value = if options.inline_weights {
-                let data = inline_weight(archive, &fqn, &ty)?;
+                let data = inline_weight(archive, &fqn, &ty, &mut inlined)?;
                 b.constant(ty, data)?
             } else if let Some(&value) = tied.as_ref().and_then(|t| weight_args.get(t)) {
                 // A tied weight (one storage, two names) is passed once.

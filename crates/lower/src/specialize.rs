@@ -24,6 +24,7 @@ impl Symbols {
     pub fn eval_expr(&self, expr: &SymExpr) -> OpResult<i64> {
         expr.eval_with(&|name| self.values.get(name).copied())
             .map_err(|e| {
+                let expr = tpuc_pt2::quoted(&expr.to_string()).into_owned();
                 OpError::new(format!("cannot evaluate the symbolic size `{expr}`: {e}")).with_help(
                     "tpuc specialises every dynamic dimension at compile time; data-dependent sizes are not supported yet",
                 )

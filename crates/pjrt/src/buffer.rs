@@ -1,10 +1,56 @@
 //! Device buffers.
 
+use std::marker::PhantomData;
+use std::ops::Deref;
+
 use crate::api::{borrowed_slice, entry};
 use crate::client::host_size;
 use crate::error::{Error, Result};
 use crate::ffi::{self, Args};
 use crate::{Client, ElementType, HostElement};
+
+/// A [`Buffer`] that may use borrowed host memory as its storage (see
+/// [`Client::buffer_in_place`]): the host bytes stay borrowed for the buffer's life, and dropping
+/// it destroys the buffer, then waits until the plugin has let go of them.
+pub struct HostBackedBuffer<'a> {
+    buffer: Option<Buffer>,
+    done: *mut ffi::PJRT_Event,
+    _host: PhantomData<&'a [u8]>,
+}
+
+impl HostBackedBuffer<'_> {
+    pub(crate) fn new(buffer: Buffer, done: *mut ffi::PJRT_Event) -> Self {
+        HostBackedBuffer {
+            buffer: Some(buffer),
+            done,
+            _host: PhantomData,
+        }
+    }
+}
+
+impl Deref for HostBackedBuffer<'_> {
+    type Target = Buffer;
+
+    fn deref(&self) -> &Buffer {
+        self.buffer.as_ref().expect("present until dropped")
+    }
+}
+
+impl Drop for HostBackedBuffer<'_> {
+    fn drop(&mut self) {
+        if let Some(buffer) = self.buffer.take() {
+            let api = buffer.client().api();
+            drop(buffer);
+            api.destroy_quietly("a host-backed buffer", api.await_event(self.done));
+        }
+    }
+}
+
+impl std::fmt::Debug for HostBackedBuffer<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        std::fmt::Debug::fmt(&**self, f)
+    }
+}
 
 /// An array on a device. Keeps its client alive; destroyed on drop.
 pub struct Buffer {
@@ -57,6 +103,19 @@ impl Buffer {
         api.check(dimensions.name, error)?;
         // SAFETY: the dims live as long as the buffer, which outlives this copy.
         Ok(unsafe { borrowed_slice(args.dims, args.num_dims) }.to_vec())
+    }
+
+    /// The address of the buffer's memory on its device. For XLA:CPU that is host memory, so a
+    /// caller can tell whether [`Client::buffer_in_place`] used its bytes in place.
+    pub fn device_address(&self) -> Result<usize> {
+        let api = self.client.api();
+        let pointer = entry!(api, PJRT_Buffer_UnsafePointer)?;
+        let mut args = ffi::PJRT_Buffer_UnsafePointer_Args::new();
+        args.buffer = self.raw;
+        // SAFETY: the buffer is live; `args` is initialised; the address is only read.
+        let error = unsafe { (pointer.f)(&mut args) };
+        api.check(pointer.name, error)?;
+        Ok(args.buffer_pointer)
     }
 
     /// Copies the array to the host: dense, row-major bytes.

@@ -6,7 +6,10 @@ use crate::api::{Api, borrowed_slice, borrowed_str, entry};
 use crate::error::{Error, Result};
 use crate::ffi::{self, Args};
 use crate::plugin::{Value, named_values};
-use crate::{Buffer, CompileOptions, ElementType, HostElement, LoadedExecutable, Plugin, Program};
+use crate::{
+    Buffer, CompileOptions, ElementType, HostBackedBuffer, HostElement, LoadedExecutable, Plugin,
+    Program,
+};
 
 /// A PJRT client. Cheap to clone; buffers and executables keep it alive, and it is destroyed
 /// when the last of them is dropped.
@@ -140,6 +143,37 @@ impl Client {
         dims: &[i64],
         device: usize,
     ) -> Result<Buffer> {
+        let semantics = ffi::HOST_BUFFER_IMMUTABLE_UNTIL_TRANSFER_COMPLETES;
+        let (buffer, done) = self.transfer(data, element_type, dims, device, semantics)?;
+        self.api().await_event(done)?;
+        Ok(buffer)
+    }
+
+    /// Like [`Client::buffer_from_host`], but the plugin may keep using `data` in place as the
+    /// buffer's storage instead of copying it (PJRT's zero-copy semantics; XLA:CPU does when
+    /// `data` is suitably aligned): `data` stays borrowed for the buffer's life.
+    pub fn buffer_in_place<'a>(
+        &self,
+        data: &'a [u8],
+        element_type: ElementType,
+        dims: &[i64],
+        device: usize,
+    ) -> Result<HostBackedBuffer<'a>> {
+        let semantics = ffi::HOST_BUFFER_IMMUTABLE_ZERO_COPY;
+        let (buffer, done) = self.transfer(data, element_type, dims, device, semantics)?;
+        Ok(HostBackedBuffer::new(buffer, done))
+    }
+
+    /// Starts a host-to-device transfer; returns the buffer and the event that fires once the
+    /// plugin no longer needs `data` (the caller must keep it alive and unchanged until then).
+    fn transfer(
+        &self,
+        data: &[u8],
+        element_type: ElementType,
+        dims: &[i64],
+        device: usize,
+        semantics: i32,
+    ) -> Result<(Buffer, *mut ffi::PJRT_Event)> {
         let expected = host_size(element_type, dims)?;
         if data.len() != expected {
             return Err(Error::InvalidArgument(format!(
@@ -162,15 +196,16 @@ impl Client {
         args.kind = element_type.to_raw();
         args.dims = dims.as_ptr();
         args.num_dims = dims.len();
-        args.host_buffer_semantics = ffi::HOST_BUFFER_IMMUTABLE_UNTIL_TRANSFER_COMPLETES;
+        args.host_buffer_semantics = semantics;
         args.device = device_ptr;
-        // SAFETY: `data` holds the bytes the shape needs (checked above) and stays borrowed
-        // until `done_with_host_buffer` has fired below; `dims` outlives the call.
+        // SAFETY: `data` holds the bytes the shape needs (checked above); both callers keep it
+        // borrowed until `done_with_host_buffer` has fired; `dims` outlives the call.
         let error = unsafe { (transfer.f)(&mut args) };
         api.check(transfer.name, error)?;
-        let buffer = Buffer::new(self.clone(), args.buffer);
-        api.await_event(args.done_with_host_buffer)?;
-        Ok(buffer)
+        Ok((
+            Buffer::new(self.clone(), args.buffer),
+            args.done_with_host_buffer,
+        ))
     }
 
     /// Typed convenience over [`Client::buffer_from_host`].

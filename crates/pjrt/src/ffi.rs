@@ -39,6 +39,8 @@ pub const NAMED_VALUE_BOOL: PJRT_NamedValue_Type = 4;
 
 /// `PJRT_HostBufferSemantics_kImmutableUntilTransferCompletes`.
 pub const HOST_BUFFER_IMMUTABLE_UNTIL_TRANSFER_COMPLETES: i32 = 1;
+/// `PJRT_HostBufferSemantics_kImmutableZeroCopy`.
+pub const HOST_BUFFER_IMMUTABLE_ZERO_COPY: i32 = 2;
 
 /// Marks the `*Args` structs: all-zero is a valid value of each (pointers, integers,
 /// `Option<fn>`, `bool`), which [`Args::new`] relies on.
@@ -261,6 +263,7 @@ args_structs! {
     PJRT_Buffer_Destroy_Args { buffer: *mut PJRT_Buffer }
     PJRT_Buffer_ElementType_Args { buffer: *mut PJRT_Buffer, kind: PJRT_Buffer_Type }
     PJRT_Buffer_Dimensions_Args { buffer: *mut PJRT_Buffer, dims: *const i64, num_dims: usize }
+    PJRT_Buffer_UnsafePointer_Args { buffer: *mut PJRT_Buffer, buffer_pointer: usize }
     PJRT_Buffer_ToHostBuffer_Args {
         src: *mut PJRT_Buffer,
         host_layout: *mut c_void,
@@ -399,7 +402,7 @@ pub struct PJRT_Api {
     pub PJRT_Buffer_ToHostBuffer: Fn<PJRT_Buffer_ToHostBuffer_Args>,
     pub PJRT_Buffer_IsOnCpu: Unused,
     pub PJRT_Buffer_ReadyEvent: Unused,
-    pub PJRT_Buffer_UnsafePointer: Unused,
+    pub PJRT_Buffer_UnsafePointer: Fn<PJRT_Buffer_UnsafePointer_Args>,
     pub PJRT_Buffer_IncreaseExternalReferenceCount: Unused,
     pub PJRT_Buffer_DecreaseExternalReferenceCount: Unused,
     pub PJRT_Buffer_OpaqueDeviceMemoryDataPointer: Unused,

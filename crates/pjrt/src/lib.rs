@@ -48,7 +48,7 @@ mod plugin;
 mod report;
 mod topology;
 
-pub use buffer::Buffer;
+pub use buffer::{Buffer, HostBackedBuffer};
 pub use client::Client;
 pub use element_type::{ElementType, HostElement};
 pub use error::{ApiVersion, Error, ErrorCode, Result};

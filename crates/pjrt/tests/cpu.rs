@@ -90,6 +90,48 @@ fn dot_add_tanh_match_the_host_reference() {
     );
 }
 
+/// Host bytes handed over in place become the device buffer itself on XLA:CPU (when aligned):
+/// no copy, and the program computes from them; copied bytes live elsewhere.
+#[test]
+fn aligned_host_bytes_are_used_in_place() {
+    let client = cpu().cpu_client(1).unwrap();
+    let exe = client
+        .compile(&Program::mlir(DENSE_TANH), &CompileOptions::new())
+        .unwrap();
+    // 64-byte aligned storage, as weights lie in a mapped archive.
+    #[repr(align(64))]
+    struct Aligned([u8; 64]);
+    let mut storage = [Aligned([0; 64]), Aligned([0; 64]), Aligned([0; 64])];
+    for (slot, values) in storage.iter_mut().zip([&X[..], &W[..], &B[..]]) {
+        let bytes = bytes_of(values);
+        slot.0[..bytes.len()].copy_from_slice(&bytes);
+    }
+    let [x, w, b] = &storage;
+    let x_in_place = client
+        .buffer_in_place(&x.0[..24], ElementType::F32, &[2, 3], 0)
+        .unwrap();
+    assert_eq!(
+        x_in_place.device_address().unwrap(),
+        x.0.as_ptr() as usize,
+        "the device buffer is the host memory"
+    );
+    let w_in_place = client
+        .buffer_in_place(&w.0[..24], ElementType::F32, &[3, 2], 0)
+        .unwrap();
+    let b_copied = client
+        .buffer_from_host(&b.0[..8], ElementType::F32, &[2], 0)
+        .unwrap();
+    assert_ne!(b_copied.device_address().unwrap(), b.0.as_ptr() as usize);
+    let out = exe
+        .execute(&[&[&x_in_place, &w_in_place, &b_copied]])
+        .unwrap();
+    assert_close(
+        &out[0][0].to_vec::<f32>().unwrap(),
+        &dense_tanh_reference(),
+        1e-6,
+    );
+}
+
 /// Every element type with a byte-sized host form goes to the device, through a compiled
 /// transpose, and back.
 #[test]

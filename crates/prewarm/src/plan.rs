@@ -38,6 +38,9 @@ pub struct PlanOptions {
     pub kernels: Option<PathBuf>,
     /// `tpu` or `cpu` (`--kernel-target`).
     pub kernel_target: Option<String>,
+    /// Public key files (joined to the plan's directory): accept only shared entries signed
+    /// by one of them.
+    pub trust_keys: Vec<PathBuf>,
 }
 
 /// One compile of the plan.
@@ -181,8 +184,26 @@ fn resolve_options(raw: &RawOptions, base: &Path, at: &Locator) -> Result<PlanOp
             None,
         ));
     }
+    let mut trust_keys = Vec::new();
+    for key in raw.trust_keys.iter().flatten() {
+        let path = base.join(key.get_ref());
+        if !path.is_file() {
+            return Err(at.error(
+                key.span(),
+                format!("the trusted key file `{}` does not exist", key.get_ref()),
+                "no file here",
+                Some(format!(
+                    "paths are relative to the plan's directory ({}); make a key pair with \
+                     `tpuc cache keygen FILE` and list FILE.pub",
+                    base.display()
+                )),
+            ));
+        }
+        trust_keys.push(path);
+    }
     Ok(PlanOptions {
         jobs,
+        trust_keys,
         remote: raw.remote.as_ref().map(|r| r.get_ref().clone()),
         endpoint: raw.endpoint.as_ref().map(|e| e.get_ref().clone()),
         read_only: raw.read_only.unwrap_or(false),

@@ -24,6 +24,7 @@ pub struct RawOptions {
     pub fuse: Option<bool>,
     pub kernels: Option<Spanned<String>>,
     pub kernel_target: Option<Spanned<String>>,
+    pub trust_keys: Option<Vec<Spanned<String>>>,
 }
 
 #[derive(Debug, Deserialize)]

@@ -155,13 +155,14 @@ fn globs_stay_in_one_directory_unless_double_starred_and_skip_hidden_files() {
 #[test]
 fn entries_that_overlap_list_each_item_once_and_options_are_read() {
     let dir = workspace(
-        MODELS,
+        &[MODELS, &["keys/ci.pub"]].concat(),
         r#"
 [options]
 jobs = 3
 remote = "s3://team-cache/tpuc"
 endpoint = "http://127.0.0.1:9000"
 read_only = true
+trust_keys = ["keys/ci.pub"]
 
 [[models]]
 path = "models/a.pt2"
@@ -191,6 +192,7 @@ targets = ["tpu:v6e:2x2", "cpu"]
             remote: Some("s3://team-cache/tpuc".into()),
             endpoint: Some("http://127.0.0.1:9000".into()),
             read_only: true,
+            trust_keys: vec![dir.path().join("keys/ci.pub")],
             ..PlanOptions::default()
         }
     );
@@ -265,6 +267,14 @@ fn mistakes_are_reported_where_they_are() {
             ),
             "the endpoint `localhost:9000` is not an http:// or https:// URL",
             Some("\"localhost:9000\""),
+        ),
+        (
+            format!(
+                "[options]\ntrust_keys = [\"ci.pub\"]\n{}",
+                model("targets = [\"cpu\"]")
+            ),
+            "the trusted key file `ci.pub` does not exist",
+            Some("\"ci.pub\""),
         ),
         (
             "[options]\njobs = 2\n".into(),

@@ -334,6 +334,35 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             v["graph_module"] = json!("a future layout");
         }),
     )?;
+    // Two nodes with one FX name, and two nodes defining one value: torch never writes either,
+    // and a graph that had them would lower one node's value in place of the other's.
+    emit(
+        "duplicate_node_name",
+        "tpuc::pt2::duplicate_node",
+        edit_json(MODEL, &|v| {
+            v["graph_module"]["graph"]["nodes"][2]["name"] = json!("linear");
+        }),
+    )?;
+    emit(
+        "duplicate_node_output",
+        "tpuc::pt2::duplicate_node",
+        edit_json(MODEL, &|v| {
+            v["graph_module"]["graph"]["nodes"][2]["outputs"][0]["as_tensor"]["name"] =
+                json!("linear");
+        }),
+    )?;
+    // A size that is a 100,000-digit integer: the archive opens (sizes of graph values are
+    // parsed when lowering), and the overflow diagnostic quotes a bounded part of it.
+    emit(
+        "sym_size_100000_digits",
+        "ok",
+        edit_json(MODEL, &|v| {
+            let digits = "9".repeat(100_000);
+            v["graph_module"]["graph"]["tensor_values"]["linear"]["sizes"][0] = json!({
+                "as_expr": {"expr_str": format!("Integer({digits})"), "hint": {"as_int": 2}}
+            });
+        }),
+    )?;
     emit("legacy_flat_2_7", "tpuc::pt2::legacy_flat_archive", {
         let model = find_in(&entries, MODEL).data.clone();
         write_zip(&[

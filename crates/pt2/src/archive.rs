@@ -503,6 +503,12 @@ impl Reader<'_> {
         }) {
             return Err(error);
         }
+        if let Some(name) = program.graph_module.graph.duplicate_name() {
+            return Err(Pt2Error::DuplicateNode {
+                archive: self.path.to_owned(),
+                name: name.to_owned(),
+            });
+        }
         Ok(program)
     }
 

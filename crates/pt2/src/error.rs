@@ -183,6 +183,15 @@ pub enum Pt2Error {
         archive: PathBuf,
         available: Vec<String>,
     },
+    #[error("the program in `{archive}` has two nodes named `{}`", crate::quoted(.name))]
+    #[diagnostic(
+        code(tpuc::pt2::duplicate_node),
+        help(
+            "every graph torch writes names each node and value once; the archive is damaged or \
+             was edited: export and save the program again"
+        )
+    )]
+    DuplicateNode { archive: PathBuf, name: String },
     #[error("`{archive}` lacks the record `{entry}`")]
     #[diagnostic(
         code(tpuc::pt2::missing_entry),

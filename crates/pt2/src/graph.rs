@@ -1,6 +1,6 @@
 //! Queries over graphs and signatures.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashSet};
 
 use serde::Serialize;
 
@@ -19,6 +19,38 @@ impl Graph {
         out
     }
 
+    /// A name that two nodes of this graph, or of one of its subgraphs, share: an FX node name,
+    /// or a value that two nodes (or a node and a graph input) define. `None` if every name is
+    /// unique, as in every graph torch writes.
+    pub fn duplicate_name(&self) -> Option<&str> {
+        let mut nodes = HashSet::new();
+        let mut values = HashSet::new();
+        let defined = self
+            .inputs
+            .iter()
+            .chain(self.nodes.iter().flat_map(|n| &n.outputs));
+        for name in defined.flat_map(defined_names) {
+            if !values.insert(name) {
+                return Some(name);
+            }
+        }
+        for node in &self.nodes {
+            if let Some(name) = node.name.as_deref()
+                && !nodes.insert(name)
+            {
+                return Some(name);
+            }
+            if let Some(name) = node
+                .subgraphs()
+                .iter()
+                .find_map(|sub| sub.graph.duplicate_name())
+            {
+                return Some(name);
+            }
+        }
+        None
+    }
+
     /// Number of nodes per target: this graph's own, and those of all subgraphs (recursively).
     pub fn op_histograms(&self) -> (BTreeMap<&str, usize>, BTreeMap<&str, usize>) {
         let mut top = BTreeMap::new();
@@ -28,6 +60,14 @@ impl Graph {
             *into.entry(node.target.as_str()).or_insert(0) += 1;
         }
         (top, sub)
+    }
+}
+
+/// The value names an input or output argument defines.
+fn defined_names(argument: &Argument) -> Vec<&str> {
+    match argument {
+        Argument::AsTensors(tensors) => tensors.iter().map(|t| t.name.as_str()).collect(),
+        other => other.value_name().into_iter().collect(),
     }
 }
 

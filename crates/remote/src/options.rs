@@ -33,14 +33,16 @@ impl std::fmt::Debug for Credentials {
 }
 
 /// Bounds on every operation, so an unreachable or stuck server costs a warning, never a hang.
+///
+/// A request has no time limit of its own: what bounds it is the deadline of its operation
+/// ([`Limits::deadline_for`]), so a transfer that keeps moving is never cut while its deadline
+/// allows it, however long that is, and one that stalls is cut after [`idle`](Self::idle).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Limits {
     /// Establishing a TCP connection.
     pub connect: Duration,
-    /// Silence on an open connection (no byte received).
+    /// Silence on an open connection (no byte received), waiting for an answer or within a body.
     pub idle: Duration,
-    /// One HTTP request, body included.
-    pub request: Duration,
     /// The deadline of one operation, all retries included, when it moves no payload (a
     /// lookup, a listing); a transfer of `n` bytes gets `n / min_rate` seconds more
     /// ([`Limits::deadline_for`]). Past it the operation is a network fault.
@@ -59,7 +61,6 @@ impl Default for Limits {
         Limits {
             connect: Duration::from_secs(5),
             idle: Duration::from_secs(30),
-            request: Duration::from_secs(300),
             overall: Duration::from_secs(60),
             min_rate: 1024 * 1024,
             retries: 3,

@@ -343,10 +343,12 @@ async fn read_bounded(
 
 fn builder(url: &RemoteUrl, options: &RemoteOptions) -> AmazonS3Builder {
     let limits = &options.limits;
+    // No per-request timeout: each operation's deadline bounds its requests (a fixed cap would
+    // cut a large transfer that its deadline still allows, then retry it in vain).
     let client = ClientOptions::new()
         .with_connect_timeout(limits.connect)
         .with_read_timeout(limits.idle)
-        .with_timeout(limits.request);
+        .with_timeout_disabled();
     let retry = RetryConfig {
         max_retries: limits.retries,
         retry_timeout: limits.overall,

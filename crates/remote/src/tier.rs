@@ -2,18 +2,23 @@
 //!
 //! Layout under the prefix (`docs/cache-format.md`):
 //! - `v1/blobs/<sha256>`: an executable, named by the SHA-256 of its bytes;
-//! - `v1/entries/<key>.json`: an entry's manifest, naming its blob by that digest.
+//! - `v1/entries/<key>.json`: an entry's manifest, naming its blob by that digest;
+//! - `v1/signatures/<key>/<sha256>.json`: a signed entry's signature, named by the SHA-256 of
+//!   the manifest's bytes (so racing writers of one key never pair a manifest with another's
+//!   signature).
 //!
-//! A writer creates the blob first and the manifest last, both create-if-absent, so a reader
-//! that finds a manifest finds its blob, and nothing is ever overwritten. A reader trusts
-//! nothing it downloads: the manifest must derive to the key it was asked for and the blob must
-//! have the manifest's size and digest, or the entry is rejected.
+//! A writer creates the blob first, then the signature, and the manifest last, each
+//! create-if-absent, so a reader that finds a manifest finds its blob and signature, and
+//! nothing is ever overwritten. A reader trusts nothing it downloads: the manifest must derive
+//! to the key it was asked for and the blob must have the manifest's size and digest, or the
+//! entry is rejected; a reader with trusted keys also rejects an entry that one of them did
+//! not sign.
 
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
 use bytes::Bytes;
-use tpuc_cache::{Key, Manifest};
+use tpuc_cache::{Envelope, Key, MAX_SIGNATURE_SIZE, TrustedKeys, sha256};
 
 use crate::error::RemoteError;
 use crate::store::{PutOutcome, RemoteStore};
@@ -32,7 +37,8 @@ pub const MAX_MANIFEST_SIZE: u64 = 1024 * 1024;
 #[derive(Debug)]
 pub enum Fetched {
     Hit {
-        manifest: Box<Manifest>,
+        /// The manifest, its exact bytes and its signature if it has a valid one.
+        envelope: Box<Envelope>,
         payload: Bytes,
     },
     Miss,
@@ -48,6 +54,8 @@ pub struct SharedTier {
     store: RemoteStore,
     health: Mutex<Health>,
     cooldown: Duration,
+    /// When set, only entries signed by one of these keys are accepted.
+    trusted: Option<TrustedKeys>,
 }
 
 /// Consecutive network faults, and until when the tier is skipped after the last one.
@@ -67,6 +75,15 @@ impl SharedTier {
             store,
             health: Mutex::new(Health::default()),
             cooldown,
+            trusted: None,
+        }
+    }
+
+    /// Accepts only entries signed by one of `keys` (every entry, if `keys` is empty).
+    pub fn trusting(self, keys: TrustedKeys) -> SharedTier {
+        SharedTier {
+            trusted: (!keys.is_empty()).then_some(keys),
+            ..self
         }
     }
 
@@ -83,7 +100,9 @@ impl SharedTier {
         self.guarded(|store| store.check())
     }
 
-    /// The entry `key`, verified.
+    /// The entry `key`, verified, and signed by a trusted key if the tier has any. A valid
+    /// signature is kept with the entry even when no key is trusted, so that the entry stays
+    /// verifiable wherever it is stored.
     pub fn fetch(&self, key: &Key) -> Result<Fetched, RemoteError> {
         self.guarded(|store| {
             let manifest_bytes = match store.get(&manifest_key(key), MAX_MANIFEST_SIZE) {
@@ -92,11 +111,16 @@ impl SharedTier {
                 Err(error @ RemoteError::TooLarge { .. }) => return Ok(rejected(&error)),
                 Err(error) => return Err(error),
             };
-            let manifest = match Manifest::parse_for(key, &manifest_bytes) {
-                Ok(manifest) => manifest,
+            let envelope = match Envelope::parse_for(key, manifest_bytes.to_vec()) {
+                Ok(envelope) => envelope,
                 Err(reason) => return Ok(Fetched::Rejected { reason }),
             };
-            let blob = blob_key(&manifest);
+            let envelope = match self.attach_signature(store, envelope)? {
+                Ok(envelope) => envelope,
+                Err(reason) => return Ok(Fetched::Rejected { reason }),
+            };
+            let manifest = &envelope.manifest;
+            let blob = blob_key(manifest);
             let payload = match store.get_verified(
                 &blob,
                 &manifest.payload.sha256.0,
@@ -117,10 +141,39 @@ impl SharedTier {
                 return Ok(Fetched::Rejected { reason });
             }
             Ok(Fetched::Hit {
-                manifest: Box::new(manifest),
+                envelope: Box::new(envelope),
                 payload,
             })
         })
+    }
+
+    /// Reads the signature of `envelope`'s manifest, if it has one, and checks it: with
+    /// trusted keys, an entry not validly signed by one of them is rejected (the reason);
+    /// without, an invalid signature is dropped and the entry stays unsigned.
+    fn attach_signature(
+        &self,
+        store: &RemoteStore,
+        mut envelope: Envelope,
+    ) -> Result<Result<Envelope, String>, RemoteError> {
+        let name = signature_key(&envelope.manifest.key, &envelope.bytes);
+        let signature = match store.get(&name, MAX_SIGNATURE_SIZE) {
+            Ok(Some(bytes)) => Ok(bytes),
+            Ok(None) => Err("it is not signed".to_owned()),
+            Err(error @ RemoteError::TooLarge { .. }) => Err(error.to_string()),
+            Err(error) => return Err(error),
+        };
+        let checked = signature.and_then(|bytes| envelope.set_signature(&bytes));
+        let Some(trusted) = &self.trusted else {
+            return Ok(Ok(envelope));
+        };
+        Ok(checked.and_then(|()| {
+            trusted.check(
+                &envelope.manifest.key,
+                &envelope.bytes,
+                envelope.signature.as_ref(),
+            )?;
+            Ok(envelope)
+        }))
     }
 
     /// Whether the tier has a manifest for `key` (not verified).
@@ -128,13 +181,23 @@ impl SharedTier {
         self.guarded(|store| Ok(store.head(&manifest_key(key))?.is_some()))
     }
 
-    /// Publishes an entry: the executable, then its manifest, each create-if-absent. The
-    /// manifest's outcome is returned: `AlreadyExists` if another writer published `key` first.
-    pub fn publish(&self, manifest: &Manifest, payload: &[u8]) -> Result<PutOutcome, RemoteError> {
+    /// Publishes an entry: the executable, then its signature if it is signed, then the
+    /// manifest's exact bytes, each create-if-absent. The manifest's outcome is returned:
+    /// `AlreadyExists` if another writer published `key` first.
+    pub fn publish(&self, envelope: &Envelope, payload: &[u8]) -> Result<PutOutcome, RemoteError> {
+        let key = &envelope.manifest.key;
         self.guarded(|store| {
-            store.put_if_absent(&blob_key(manifest), Bytes::copy_from_slice(payload))?;
-            let text = serde_json::to_vec_pretty(manifest).expect("manifests serialize");
-            store.put_if_absent(&manifest_key(&manifest.key), Bytes::from(text))
+            store.put_if_absent(
+                &blob_key(&envelope.manifest),
+                Bytes::copy_from_slice(payload),
+            )?;
+            if let Some(signature) = &envelope.signature {
+                store.put_if_absent(
+                    &signature_key(key, &envelope.bytes),
+                    Bytes::from(signature.to_bytes()),
+                )?;
+            }
+            store.put_if_absent(&manifest_key(key), Bytes::copy_from_slice(&envelope.bytes))
         })
     }
 
@@ -186,6 +249,10 @@ fn manifest_key(key: &Key) -> String {
     format!("v1/entries/{key}.json")
 }
 
-fn blob_key(manifest: &Manifest) -> String {
+fn blob_key(manifest: &tpuc_cache::Manifest) -> String {
     format!("v1/blobs/{}", manifest.payload.sha256)
+}
+
+fn signature_key(key: &Key, manifest_bytes: &[u8]) -> String {
+    format!("v1/signatures/{key}/{}.json", sha256(manifest_bytes))
 }

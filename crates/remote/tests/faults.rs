@@ -75,7 +75,6 @@ fn a_trickling_server_fails_within_the_deadline() {
     let server = TrickleServer::start();
     let limits = Limits {
         overall: Duration::from_secs(2),
-        request: Duration::from_secs(30),
         ..test_limits()
     };
     let options = RemoteOptions {
@@ -91,6 +90,19 @@ fn a_trickling_server_fails_within_the_deadline() {
     );
     assert_network_fault(&error);
     assert!(elapsed < Duration::from_secs(3), "{elapsed:?}");
+}
+
+#[test]
+fn a_slow_transfer_that_never_stalls_completes_within_its_deadline() {
+    // 5 s of steady bytes: longer than any fixed per-request cap short of the deadline would
+    // allow (the test limits give each operation 10 s), shorter than the deadline.
+    let server = FakeServer::spawn(support::steady);
+    let store = RemoteStore::open("s3://cache/p", &options_for(&server.endpoint)).unwrap();
+    let (result, elapsed) = timed(|| store.get("k", support::STEADY_SIZE as u64));
+    let body = result.unwrap().expect("the object");
+    assert_eq!(body.len(), support::STEADY_SIZE);
+    assert!(elapsed >= Duration::from_secs(4), "{elapsed:?}");
+    assert_eq!(server.connections(), 1, "never cut and retried");
 }
 
 #[test]

@@ -3,45 +3,14 @@
 
 mod support;
 
-use std::collections::BTreeMap;
 use std::time::{Duration, Instant};
 
-use support::{S3Server, ServerOptions, free_port, options_for, peak_memory};
-use tpuc_cache::{
-    Digest, KeyParts, MANIFEST_FORMAT, Manifest, Payload, PluginInfo, Signature, TargetId, sha256,
-};
+use support::{S3Server, ServerOptions, free_port, manifest_for, options_for, peak_memory};
+use tpuc_cache::{Envelope, Manifest};
 use tpuc_remote::{Fetched, PutOutcome, RemoteError, RemoteOptions, RemoteStore, SharedTier};
 
-fn manifest_for(executable: &[u8], topology: &str) -> Manifest {
-    let parts = KeyParts {
-        module_sha256: sha256(b"module text"),
-        compile_options: "0a00".to_owned(),
-        target: TargetId {
-            platform: "cpu".to_owned(),
-            platform_version: "test".to_owned(),
-            pjrt_api_version: "0.1".to_owned(),
-            plugin_sha256: Digest([7; 32]),
-            topology: topology.to_owned(),
-        },
-        tpuc_version: tpuc_cache::TPUC_VERSION.to_owned(),
-        env: BTreeMap::new(),
-    };
-    Manifest {
-        format: MANIFEST_FORMAT.to_owned(),
-        key: parts.key(),
-        key_parts: parts,
-        target: "cpu".to_owned(),
-        plugin: PluginInfo {
-            file: "plugin.so".to_owned(),
-            attributes: BTreeMap::new(),
-        },
-        payload: Payload::of(executable),
-        signature: Signature::default(),
-        dims: BTreeMap::new(),
-        compile_seconds: 1.5,
-        created_unix: 0,
-        report: Default::default(),
-    }
+fn unsigned(manifest: &Manifest) -> Envelope {
+    Envelope::new(manifest.clone())
 }
 
 fn tier(url: &str, options: &RemoteOptions) -> SharedTier {
@@ -65,11 +34,11 @@ fn a_published_entry_is_fetched_verified_by_another_client() {
     let writer = tier(&url, &server.options());
     assert!(!writer.contains(&manifest.key).unwrap());
     assert_eq!(
-        writer.publish(&manifest, &executable).unwrap(),
+        writer.publish(&unsigned(&manifest), &executable).unwrap(),
         PutOutcome::Created
     );
     assert_eq!(
-        writer.publish(&manifest, &executable).unwrap(),
+        writer.publish(&unsigned(&manifest), &executable).unwrap(),
         PutOutcome::AlreadyExists
     );
 
@@ -77,10 +46,11 @@ fn a_published_entry_is_fetched_verified_by_another_client() {
     assert!(reader.contains(&manifest.key).unwrap());
     match reader.fetch(&manifest.key).unwrap() {
         Fetched::Hit {
-            manifest: fetched,
+            envelope: fetched,
             payload,
         } => {
-            assert_eq!(*fetched, manifest);
+            assert_eq!(fetched.manifest, manifest);
+            assert_eq!(fetched.signature, None);
             assert_eq!(&payload[..], &executable[..]);
         }
         other => panic!("expected a hit, got {other:?}"),
@@ -96,7 +66,7 @@ fn tampered_entries_are_rejected() {
     let shared = tier(&url, &server.options());
     let executable = b"the real executable".to_vec();
     let manifest = manifest_for(&executable, "cpu:1");
-    shared.publish(&manifest, &executable).unwrap();
+    shared.publish(&unsigned(&manifest), &executable).unwrap();
     let blob = format!("c/v1/blobs/{}", manifest.payload.sha256);
     let entry = format!("c/v1/entries/{}.json", manifest.key);
 
@@ -140,7 +110,7 @@ fn assert_inflated_entry_is_rejected(object: fn(&Manifest) -> String, size: u64)
     let shared = tier(&server.bucket("inflated", "c"), &server.options());
     let executable = vec![9u8; 8600];
     let manifest = manifest_for(&executable, "cpu:1");
-    shared.publish(&manifest, &executable).unwrap();
+    shared.publish(&unsigned(&manifest), &executable).unwrap();
     let path = server.objects().join("inflated/c").join(object(&manifest));
     assert!(path.exists(), "{} is not there", path.display());
     std::fs::File::create(path).unwrap().set_len(size).unwrap();
@@ -186,7 +156,7 @@ fn a_read_only_tier_reads_but_never_writes() {
     let executable = b"exe".to_vec();
     let manifest = manifest_for(&executable, "cpu:1");
     tier(&url, &server.options())
-        .publish(&manifest, &executable)
+        .publish(&unsigned(&manifest), &executable)
         .unwrap();
 
     let options = RemoteOptions {
@@ -200,7 +170,7 @@ fn a_read_only_tier_reads_but_never_writes() {
     ));
     let other = manifest_for(b"exe 2", "cpu:2");
     assert!(matches!(
-        untrusted.publish(&other, b"exe 2"),
+        untrusted.publish(&unsigned(&other), b"exe 2"),
         Err(RemoteError::ReadOnly { .. })
     ));
     assert!(!untrusted.contains(&other.key).unwrap());

@@ -45,6 +45,14 @@ pub fn edit_records(
     edited
 }
 
+/// The name and data of every STORED record of a small zip, in directory order.
+pub fn read_records(bytes: &[u8]) -> Vec<(String, Vec<u8>)> {
+    records(bytes)
+        .into_iter()
+        .map(|record| (record.name, bytes[record.data].to_vec()))
+        .collect()
+}
+
 /// The STORED records of a zip file, from its central directory (enough for torch archives).
 fn records(bytes: &[u8]) -> Vec<Record> {
     let u16_at = |at: usize| usize::from(u16::from_le_bytes([bytes[at], bytes[at + 1]]));
@@ -75,24 +83,5 @@ fn records(bytes: &[u8]) -> Vec<Record> {
 }
 
 fn crc32(data: &[u8]) -> u32 {
-    let mut crc = !0u32;
-    for &byte in data {
-        crc ^= u32::from(byte);
-        for _ in 0..8 {
-            crc = if crc & 1 == 1 {
-                crc >> 1 ^ 0xEDB8_8320
-            } else {
-                crc >> 1
-            };
-        }
-    }
-    !crc
-}
-
-#[cfg(test)]
-mod tests {
-    #[test]
-    fn crc32_matches_the_zip_standard() {
-        assert_eq!(super::crc32(b"123456789"), 0xCBF4_3926);
-    }
+    crc32fast::hash(data)
 }

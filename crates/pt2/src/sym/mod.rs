@@ -14,6 +14,8 @@ use std::collections::BTreeSet;
 use miette::Diagnostic;
 use thiserror::Error;
 
+use crate::quote::quoted;
+
 /// Maximum nesting depth of a parsed expression; deeper input is rejected.
 pub const MAX_DEPTH: usize = 128;
 
@@ -133,7 +135,7 @@ impl serde::Serialize for SymExpr {
 /// Why a symbolic expression could not be parsed or evaluated.
 #[derive(Clone, Debug, PartialEq, Eq, Error, Diagnostic)]
 pub enum SymError {
-    #[error("cannot parse symbolic expression `{text}` at byte {offset}: {message}")]
+    #[error("cannot parse symbolic expression `{}` at byte {offset}: {message}", quoted(.text))]
     #[diagnostic(
         code(tpuc::pt2::sym::parse),
         help(
@@ -151,7 +153,7 @@ pub enum SymError {
         help("torch does not write expressions this deep; the archive may be damaged or hostile")
     )]
     TooDeep,
-    #[error("unsupported function `{name}` in symbolic expression")]
+    #[error("unsupported function `{}` in symbolic expression", quoted(.name))]
     #[diagnostic(
         code(tpuc::pt2::sym::unsupported),
         help(
@@ -159,38 +161,38 @@ pub enum SymError {
         )
     )]
     Unsupported { name: String },
-    #[error("`{name}` takes {expected} argument(s), got {got}")]
+    #[error("`{}` takes {expected} argument(s), got {got}", quoted(.name))]
     #[diagnostic(code(tpuc::pt2::sym::arity), help("the archive may be damaged"))]
     Arity {
         name: String,
         expected: &'static str,
         got: usize,
     },
-    #[error("no value given for symbol `{0}`")]
+    #[error("no value given for symbol `{}`", quoted(.0))]
     #[diagnostic(
         code(tpuc::pt2::sym::unbound),
         help("give a value for every symbol of the expression")
     )]
     Unbound(String),
-    #[error("integer overflow while evaluating `{0}`")]
+    #[error("integer overflow while evaluating `{}`", quoted(.0))]
     #[diagnostic(
         code(tpuc::pt2::sym::overflow),
         help("the symbol values are too large for 64-bit shape arithmetic")
     )]
     Overflow(String),
-    #[error("division by zero while evaluating `{0}`")]
+    #[error("division by zero while evaluating `{}`", quoted(.0))]
     #[diagnostic(
         code(tpuc::pt2::sym::division_by_zero),
         help("check the symbol values against the range constraints")
     )]
     DivisionByZero(String),
-    #[error("`{0}` does not evaluate to an integer")]
+    #[error("`{}` does not evaluate to an integer", quoted(.0))]
     #[diagnostic(
         code(tpuc::pt2::sym::not_integer),
         help("check the symbol values against the range constraints")
     )]
     NotInteger(String),
-    #[error("unknown SymInt kind `{0}`")]
+    #[error("unknown SymInt kind `{}`", quoted(.0))]
     #[diagnostic(
         code(tpuc::pt2::sym::unknown_kind),
         help("the archive uses a newer schema than this tpuc understands; upgrade tpuc")

@@ -260,3 +260,18 @@ fn arbitrary_text_never_panics() {
         }
     }
 }
+
+#[test]
+fn a_diagnostic_quotes_a_bounded_part_of_a_huge_expression() {
+    let digits = "9".repeat(100_000);
+    let error = SymExpr::parse(&format!("Integer({digits})")).unwrap_err();
+    assert!(matches!(error, SymError::Overflow(_)), "{error:?}");
+    let message = error.to_string();
+    assert!(message.len() < 300, "{} bytes", message.len());
+    assert!(message.contains("(100000 characters)"), "{message}");
+    let unbound = SymError::Unbound("s".repeat(5000)).to_string();
+    assert!(
+        unbound.len() < 300 && unbound.contains("(5000 characters)"),
+        "{unbound}"
+    );
+}

@@ -10,6 +10,11 @@ use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::thread;
 use std::time::{Duration, Instant};
 
+use std::collections::BTreeMap;
+
+use tpuc_cache::{
+    Digest, KeyParts, MANIFEST_FORMAT, Manifest, Payload, PluginInfo, Signature, TargetId, sha256,
+};
 use tpuc_remote::{Credentials, Limits, RemoteOptions};
 
 /// Short limits, so the fault tests finish in seconds.
@@ -17,11 +22,43 @@ pub fn test_limits() -> Limits {
     Limits {
         connect: Duration::from_secs(1),
         idle: Duration::from_secs(1),
-        request: Duration::from_secs(3),
         overall: Duration::from_secs(10),
         min_rate: 1024 * 1024,
         retries: 2,
         backoff: Duration::from_millis(50),
+    }
+}
+
+/// A manifest of `executable` for an XLA:CPU target of `topology`; each topology is a key.
+pub fn manifest_for(executable: &[u8], topology: &str) -> Manifest {
+    let parts = KeyParts {
+        module_sha256: sha256(b"module text"),
+        compile_options: "0a00".to_owned(),
+        target: TargetId {
+            platform: "cpu".to_owned(),
+            platform_version: "test".to_owned(),
+            pjrt_api_version: "0.1".to_owned(),
+            plugin_sha256: Digest([7; 32]),
+            topology: topology.to_owned(),
+        },
+        tpuc_version: tpuc_cache::TPUC_VERSION.to_owned(),
+        env: BTreeMap::new(),
+    };
+    Manifest {
+        format: MANIFEST_FORMAT.to_owned(),
+        key: parts.key(),
+        key_parts: parts,
+        target: "cpu".to_owned(),
+        plugin: PluginInfo {
+            file: "plugin.so".to_owned(),
+            attributes: BTreeMap::new(),
+        },
+        payload: Payload::of(executable),
+        signature: Signature::default(),
+        dims: BTreeMap::new(),
+        compile_seconds: 1.5,
+        created_unix: 0,
+        report: Default::default(),
     }
 }
 
@@ -146,5 +183,29 @@ pub fn dies_mid_upload(mut stream: TcpStream, _: &AtomicBool) {
     if read_request_head(&mut stream) {
         let mut some = [0u8; 1024];
         let _ = stream.read(&mut some);
+    }
+}
+
+/// The size of [`steady`]'s object: 100 bytes every 100 ms for 5 s.
+pub const STEADY_SIZE: usize = 5000;
+
+/// Answers with a [`STEADY_SIZE`]-byte object sent steadily in small pieces: a transfer that
+/// takes 5 s but never stalls (as a large executable on a slow link does).
+pub fn steady(mut stream: TcpStream, stop: &AtomicBool) {
+    if !read_request_head(&mut stream) {
+        return;
+    }
+    let head = format!(
+        "HTTP/1.1 200 OK\r\nContent-Length: {STEADY_SIZE}\r\nETag: \"e\"\r\n\
+         Last-Modified: Mon, 30 Nov 2026 00:00:00 GMT\r\n\r\n"
+    );
+    if stream.write_all(head.as_bytes()).is_err() {
+        return;
+    }
+    for _ in 0..STEADY_SIZE / 100 {
+        if stop.load(Ordering::SeqCst) || stream.write_all(&[b'x'; 100]).is_err() {
+            return;
+        }
+        thread::sleep(Duration::from_millis(100));
     }
 }
