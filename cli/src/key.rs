@@ -40,7 +40,9 @@ pub fn run(args: &Args) -> Result<ExitCode> {
     let keys = tpuc_driver::keys(
         &args.model,
         &args.targets,
-        &args.lowering.options()?,
+        &args
+            .lowering
+            .options(crate::compile::kernel_platform(&args.targets))?,
         &args.plugins.paths(),
         &caches,
         &mut warnings,

@@ -91,13 +91,16 @@ impl ShardArgs {
 }
 
 impl LoweringArgs {
-    pub fn options(&self) -> Result<LowerOptions> {
+    /// The options; `platform` (`tpu`, `cpu`, or `None` when targets mix them) picks kernels.
+    pub fn options(&self, platform: Option<&str>) -> Result<LowerOptions> {
         Ok(LowerOptions {
             inline_weights: self.inline_weights,
             dims: self.dims.iter().cloned().collect(),
             input_shapes: self.input_shapes.iter().cloned().collect(),
             keep_going: self.keep_going,
-            passes: self.passes.options(tpuc_passes::DEFAULT_PIPELINE),
+            passes: self
+                .passes
+                .options(tpuc_passes::DEFAULT_PIPELINE, platform)?,
             world_size: self.world_size,
             sharding: self.sharding.request()?,
         })
@@ -144,7 +147,11 @@ pub fn run(args: &Args) -> Result<()> {
         EmitArg::StablehloGeneric => Emit::StablehloGeneric,
         EmitArg::Fx => Emit::Fx,
     };
-    let mut options = args.lowering.options()?;
+    let platform = match &args.target {
+        Some(tpuc_driver::Target::Cpu { .. }) => "cpu",
+        _ => "tpu",
+    };
+    let mut options = args.lowering.options(Some(platform))?;
     if let Some(target) = &args.target {
         options = target.lower_options(&options);
     }

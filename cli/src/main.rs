@@ -36,6 +36,9 @@ enum Command {
         /// Also list every node with its arguments and the user's source line.
         #[arg(long)]
         graph: bool,
+        /// Also lower the program with `--fuse` and count its composites of each kind.
+        #[arg(long)]
+        composites: bool,
         /// Output format.
         #[arg(long, value_enum, default_value_t = Format::Text)]
         format: Format,
@@ -70,8 +73,9 @@ fn main() -> ExitCode {
         Command::Inspect {
             model,
             graph,
+            composites,
             format,
-        } => inspect::run(&model, graph, format).map(|()| ExitCode::SUCCESS),
+        } => inspect::run(&model, graph, composites, format).map(|()| ExitCode::SUCCESS),
         Command::Lower(args) => lower::run(&args).map(|()| ExitCode::SUCCESS),
         Command::Run(args) => run::run(&args),
         Command::Compile(args) => compile::run(&args),

@@ -47,7 +47,7 @@ pub fn run(args: &Args) -> Result<()> {
         .map_err(|e| e.with_module_text(&name, &text, &spans).with_user_sources())?;
     let report = args
         .passes
-        .options(tpuc_passes::MLIR_INPUT_PASSES)
+        .options(tpuc_passes::MLIR_INPUT_PASSES, Some("tpu"))?
         .run(&mut module)?;
     args.passes.print_report(&report);
     let options = PrintOptions::with_locations(if args.strip_locations {

@@ -73,7 +73,7 @@ pub fn run(args: &Args) -> Result<ExitCode> {
         jobs,
         &LowerOptions {
             sharding: args.sharding.request()?,
-            ..LowerOptions::default()
+            ..lower_options(&plan)?
         },
         &plugins,
         &caches,
@@ -306,4 +306,37 @@ fn write_report(path: &std::path::Path, outcomes: &[ItemOutcome]) -> Result<()> 
         serde_json::to_string_pretty(&serde_json::json!({ "items": items })).into_diagnostic()?;
     tpuc_driver::write_atomically(path, text.as_bytes())?;
     Ok(())
+}
+
+/// The lowering options the plan's `fuse`, `kernels` and `kernel_target` ask for; the kernels'
+/// platform is the plan's targets' when `kernel_target` is absent.
+fn lower_options(plan: &Plan<Target>) -> Result<LowerOptions> {
+    let options = &plan.options;
+    let mut passes = tpuc_passes::PassOptions::default();
+    if options.fuse || options.kernels.is_some() {
+        passes.pipeline = format!("{},{}", passes.pipeline, tpuc_passes::FUSE_PASSES);
+    }
+    if let Some(dir) = &options.kernels {
+        let tpu = plan
+            .items
+            .iter()
+            .filter(|i| i.target.to_string().starts_with("tpu"))
+            .count();
+        let target = match (&options.kernel_target, tpu) {
+            (Some(target), _) => target.as_str(),
+            (None, 0) => "cpu",
+            (None, n) if n == plan.items.len() => "tpu",
+            (None, _) => {
+                return Err(miette!(
+                    help = "set kernel_target = \"tpu\" or \"cpu\" in [options]",
+                    "the plan's kernels need one platform, but its targets mix TPU and CPU"
+                ));
+            }
+        };
+        passes.kernels = Some(tpuc_passes::KernelLibrary::load(dir, target)?);
+    }
+    Ok(LowerOptions {
+        passes,
+        ..LowerOptions::default()
+    })
 }

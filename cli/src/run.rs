@@ -74,7 +74,9 @@ pub fn run(args: &Args) -> Result<ExitCode> {
     let prepared = tpuc_driver::prepare(
         &args.model,
         &inputs,
-        &args.target.lower_options(&args.lowering.options()?),
+        &args
+            .target
+            .lower_options(&args.lowering.options(Some("cpu"))?),
     )?;
     let mesh_devices = prepared.placement()?.device_count();
     if mesh_devices > devices {

@@ -33,13 +33,14 @@ fn run_set(
     model: &Path,
     set: &Value,
     tolerance: Tolerance,
+    options: &LowerOptions,
 ) -> Result<Vec<String>, String> {
     let inputs = paths(&set["inputs"])
         .iter()
         .map(Input::read)
         .collect::<Result<Vec<_>, _>>()
         .map_err(|e| e.to_string())?;
-    let run = tpuc_driver::run(runtime, model, &inputs, &LowerOptions::default())
+    let run = tpuc_driver::run(runtime, model, &inputs, options)
         .map_err(|e| format!("{:?}", miette::Report::new(e)))?;
     let expected = paths(&set["outputs"]);
     if run.outputs.len() != expected.len() {
@@ -83,9 +84,17 @@ fn run_set(
     Ok(lines)
 }
 
-#[test]
-fn every_fixture_matches_eager() {
+/// Runs every fixture of the manifest (both dialects) through `pipeline` and compares every
+/// output with eager PyTorch's.
+fn every_fixture_matches_eager_with(pipeline: &str) {
     let runtime = Runtime::cpu(None).unwrap();
+    let options = LowerOptions {
+        passes: tpuc_passes::PassOptions {
+            pipeline: pipeline.to_owned(),
+            ..Default::default()
+        },
+        ..LowerOptions::default()
+    };
     let manifest = manifest();
     let mut failures = Vec::new();
     for (name, entry) in manifest["models"].as_object().unwrap() {
@@ -99,7 +108,7 @@ fn every_fixture_matches_eager() {
             let started = Instant::now();
             let results: Vec<_> = sets
                 .iter()
-                .map(|set| run_set(&runtime, &model, set, tolerance))
+                .map(|set| run_set(&runtime, &model, set, tolerance, &options))
                 .collect();
             let label = format!("{name} ({variant})");
             eprintln!("{label}: {:.2?}", started.elapsed());
@@ -116,8 +125,33 @@ fn every_fixture_matches_eager() {
     }
     assert!(
         failures.is_empty(),
-        "fixtures that differ from eager: {failures:?}"
+        "fixtures that differ from eager with `{pipeline}`: {failures:?}"
     );
+}
+
+#[test]
+fn every_fixture_matches_eager() {
+    every_fixture_matches_eager_with(tpuc_passes::DEFAULT_PIPELINE);
+}
+
+/// With composites kept: XLA:CPU inlines their decompositions itself.
+#[test]
+fn every_fixture_with_composites_matches_eager() {
+    every_fixture_matches_eager_with(&format!(
+        "{},{}",
+        tpuc_passes::DEFAULT_PIPELINE,
+        tpuc_passes::FUSE_PASSES
+    ));
+}
+
+/// With every composite inlined again by tpuc before XLA sees the module.
+#[test]
+fn every_fixture_with_composites_inlined_matches_eager() {
+    every_fixture_matches_eager_with(&format!(
+        "{},{},inline-composites",
+        tpuc_passes::DEFAULT_PIPELINE,
+        tpuc_passes::FUSE_PASSES
+    ));
 }
 
 /// Programs with functional collectives run as one replica per rank, each input and output
@@ -137,7 +171,7 @@ fn programs_with_collectives_match_eager_on_one_device_per_rank() {
         for variant in ["pt2", "core"] {
             let model = testdata().join(entry["files"][variant].as_str().unwrap());
             for set in entry["files"]["sets"].as_array().unwrap() {
-                match run_set(&runtime, &model, set, tolerance) {
+                match run_set(&runtime, &model, set, tolerance, &LowerOptions::default()) {
                     Ok(lines) => lines
                         .iter()
                         .for_each(|l| eprintln!("{name} ({variant}) {l}")),

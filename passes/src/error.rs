@@ -25,4 +25,15 @@ pub enum PassError {
         #[diagnostic_source]
         source: tpuc_ir::IrError,
     },
+
+    #[error("kernel library: `{file}` {message}")]
+    #[diagnostic(
+        code(tpuc::passes::kernel),
+        help(
+            "a kernel is a StableHLO module with a public `@main` and the module attribute \
+             `tpuc.kernel = {{composite = \"NAME\", version = 1 : i32, target = \"tpu\", \
+             attributes = {{...}}}}` (docs/fusion.md); kernels/generate.py writes the shipped ones"
+        )
+    )]
+    Kernel { file: String, message: String },
 }

@@ -14,6 +14,7 @@ mod chlo;
 mod cse;
 mod dce;
 mod error;
+mod fusion;
 mod pass;
 mod pipeline;
 mod prune_args;
@@ -22,8 +23,9 @@ pub mod sharding;
 
 pub use chlo::has_chlo;
 pub use error::PassError;
+pub use fusion::{Kernel, KernelLibrary, composite_counts, names as composite_names};
 pub use pass::{Pass, PassContext};
 pub use pipeline::{
-    DEFAULT_PIPELINE, MLIR_INPUT_PASSES, PassOptions, PassStat, Pipeline, PipelineReport,
-    RunOptions, op_count,
+    DEFAULT_PIPELINE, FUSE_PASSES, MLIR_INPUT_PASSES, PassOptions, PassStat, Pipeline,
+    PipelineReport, RunOptions, op_count,
 };

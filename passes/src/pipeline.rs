@@ -1,5 +1,6 @@
 //! The pass manager: a pipeline parsed from text, run with verification, timing and IR dumps.
 
+use std::collections::BTreeMap;
 use std::fmt;
 use std::time::{Duration, Instant};
 
@@ -15,6 +16,9 @@ pub const DEFAULT_PIPELINE: &str = "canonicalize,cse,canonicalize,cse,dce,prune-
 /// CHLO, which nothing after the front end reads.
 pub const MLIR_INPUT_PASSES: &str = "chlo-legalize";
 
+/// What `--fuse` appends to a pipeline: outlining composites, then erasing what they left dead.
+pub const FUSE_PASSES: &str = "fuse,dce";
+
 /// Every pass by name, in the order `--help` lists them.
 fn registry() -> Vec<Box<dyn Pass>> {
     vec![
@@ -25,6 +29,8 @@ fn registry() -> Vec<Box<dyn Pass>> {
         Box::new(crate::dce::Dce),
         Box::new(crate::prune_args::PruneArgs),
         Box::new(crate::sharding::ShardingPropagate),
+        Box::new(crate::fusion::Fuse),
+        Box::new(crate::fusion::InlineComposites),
     ]
 }
 
@@ -66,6 +72,10 @@ pub struct PipelineReport {
     /// `(header, module text)` in the order they were taken.
     pub dumps: Vec<(String, String)>,
     pub context: PassContext,
+    /// How many composites of each name the module holds after the run.
+    pub composites: BTreeMap<String, usize>,
+    /// How many composites each kernel replaced (with a kernel library).
+    pub kernels: BTreeMap<String, usize>,
 }
 
 impl Pipeline {
@@ -136,6 +146,7 @@ impl Pipeline {
                     .push((format!("IR after {name}"), dump(module, options)));
             }
         }
+        report.composites = crate::fusion::composite_counts(module);
         Ok(report)
     }
 }
@@ -195,6 +206,12 @@ impl PipelineReport {
             last,
             last as i64 - first as i64
         ));
+        for (name, count) in &self.composites {
+            out.push_str(&format!("composite {name:<42} {count:>6}\n"));
+        }
+        for (name, count) in &self.kernels {
+            out.push_str(&format!("kernel {name:<45} {count:>6}\n"));
+        }
         out
     }
 }
@@ -205,6 +222,8 @@ pub struct PassOptions {
     /// Pass names separated by commas (see [`Pipeline::parse`]).
     pub pipeline: String,
     pub run: RunOptions,
+    /// Kernels replacing the composites they implement once the pipeline has run.
+    pub kernels: Option<crate::KernelLibrary>,
 }
 
 impl Default for PassOptions {
@@ -212,6 +231,7 @@ impl Default for PassOptions {
         Self {
             pipeline: DEFAULT_PIPELINE.to_owned(),
             run: RunOptions::default(),
+            kernels: None,
         }
     }
 }
@@ -222,6 +242,25 @@ impl PassOptions {
     pub fn run(&self, module: &mut Module) -> Result<PipelineReport, PassError> {
         let mut run = self.run.clone();
         run.verify_each |= cfg!(debug_assertions);
-        Pipeline::parse(&self.pipeline)?.run(module, &run)
+        let mut report = Pipeline::parse(&self.pipeline)?.run(module, &run)?;
+        if let Some(library) = &self.kernels {
+            let ops_before = op_count(module);
+            let start = Instant::now();
+            report.kernels = crate::fusion::substitute_kernels(module, library)?;
+            if run.verify_each {
+                tpuc_ir::verify(module).map_err(|source| PassError::Verify {
+                    pass: "kernels".to_owned(),
+                    source,
+                })?;
+            }
+            report.stats.push(PassStat {
+                name: "kernels",
+                duration: start.elapsed(),
+                ops_before,
+                ops_after: op_count(module),
+            });
+            report.composites = crate::fusion::composite_counts(module);
+        }
+        Ok(report)
     }
 }

@@ -118,6 +118,7 @@ fn legalized_chlo_computes_what_xla_computes() {
                     verify_each: true,
                     ..RunOptions::default()
                 },
+                kernels: None,
             };
             options.run(&mut module).unwrap();
             assert!(!has_chlo(&module), "{}: CHLO left", path.display());

@@ -47,6 +47,7 @@ fn run_file(path: &Path, bless: bool) -> Result<(), String> {
             verify_each: true,
             ..RunOptions::default()
         },
+        kernels: None,
     };
     options.run(&mut module).map_err(|e| format!("{e:?}"))?;
     let printed =

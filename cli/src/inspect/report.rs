@@ -28,6 +28,9 @@ pub struct Report {
     pub subgraphs: Vec<Subgraph>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub graph: Option<GraphListing>,
+    /// With `--composites`: the composites of each kind `--fuse` outlines.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub composites: Option<BTreeMap<String, usize>>,
 }
 
 /// A user input or output.
@@ -216,6 +219,7 @@ impl Report {
             ops: histogram(&graph.nodes),
             subgraphs,
             graph: with_graph.then(|| GraphListing::new(graph)),
+            composites: None,
         })
     }
 }

@@ -84,6 +84,11 @@ fn write_report(out: &mut String, r: &Report) -> std::fmt::Result {
         }
     }
 
+    if let Some(composites) = &r.composites {
+        section(out, "composites (with --fuse)")?;
+        write_histogram(out, composites, "  ")?;
+    }
+
     if let Some(graph) = &r.graph {
         section(out, "graph")?;
         write_graph(out, graph, 1)?;

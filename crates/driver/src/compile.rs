@@ -655,7 +655,7 @@ pub fn frontend_parts(archive: &Archive, options: &LowerOptions) -> Result<Front
     let mut program = serde_json::to_value(archive.program())
         .map_err(|error| DriverError::Unsupported(format!("cannot hash the program: {error}")))?;
     strip_metadata(&mut program);
-    let lower_options = serde_json::json!({
+    let mut lower_options = serde_json::json!({
         "inline_weights": options.inline_weights,
         "dims": options.dims,
         "input_shapes": options.input_shapes,
@@ -666,6 +666,9 @@ pub fn frontend_parts(archive: &Archive, options: &LowerOptions) -> Result<Front
             .map(|request| request.key_text().map_err(tpuc_lower::LowerError::from))
             .transpose()?,
     });
+    if let Some(kernels) = &options.passes.kernels {
+        lower_options["kernels"] = kernels.digest().into();
+    }
     let inlined_weights_sha256 = if options.inline_weights {
         let mut all = Vec::new();
         for weight in archive.weights() {

@@ -68,6 +68,7 @@ pub fn lower_text(model: &Path, text: &str, options: &LowerOptions) -> Result<Lo
     let legalize = PassOptions {
         pipeline: MLIR_INPUT_PASSES.to_owned(),
         run: options.passes.run.clone(),
+        kernels: None,
     };
     legalize.run(&mut module).map_err(unsupported)?;
     let passes = options.passes.run(&mut module).map_err(unsupported)?;

@@ -32,6 +32,12 @@ pub struct PlanOptions {
     pub remote: Option<String>,
     pub endpoint: Option<String>,
     pub read_only: bool,
+    /// Outline composites (`--fuse`).
+    pub fuse: bool,
+    /// A kernel library (`--kernels`), relative to the plan's directory as written.
+    pub kernels: Option<PathBuf>,
+    /// `tpu` or `cpu` (`--kernel-target`).
+    pub kernel_target: Option<String>,
     /// Public key files (joined to the plan's directory): accept only shared entries signed
     /// by one of them.
     pub trust_keys: Vec<PathBuf>,
@@ -176,6 +182,19 @@ fn resolve_options(raw: &RawOptions, base: &Path, at: &Locator) -> Result<PlanOp
             ));
         }
     }
+    if let Some(target) = &raw.kernel_target
+        && !["tpu", "cpu"].contains(&target.get_ref().as_str())
+    {
+        return Err(at.error(
+            target.span(),
+            format!(
+                "`kernel_target` must be \"tpu\" or \"cpu\", not `{}`",
+                target.get_ref()
+            ),
+            "not a kernel target",
+            None,
+        ));
+    }
     let mut trust_keys = Vec::new();
     for key in raw.trust_keys.iter().flatten() {
         let path = base.join(key.get_ref());
@@ -199,6 +218,9 @@ fn resolve_options(raw: &RawOptions, base: &Path, at: &Locator) -> Result<PlanOp
         remote: raw.remote.as_ref().map(|r| r.get_ref().clone()),
         endpoint: raw.endpoint.as_ref().map(|e| e.get_ref().clone()),
         read_only: raw.read_only.unwrap_or(false),
+        fuse: raw.fuse.unwrap_or(false),
+        kernels: raw.kernels.as_ref().map(|k| base.join(k.get_ref())),
+        kernel_target: raw.kernel_target.as_ref().map(|t| t.get_ref().clone()),
     })
 }
 

@@ -21,6 +21,9 @@ pub struct RawOptions {
     pub remote: Option<Spanned<String>>,
     pub endpoint: Option<Spanned<String>>,
     pub read_only: Option<bool>,
+    pub fuse: Option<bool>,
+    pub kernels: Option<Spanned<String>>,
+    pub kernel_target: Option<Spanned<String>>,
     pub trust_keys: Option<Vec<Spanned<String>>>,
 }
 

@@ -193,6 +193,7 @@ targets = ["tpu:v6e:2x2", "cpu"]
             endpoint: Some("http://127.0.0.1:9000".into()),
             read_only: true,
             trust_keys: vec![dir.path().join("keys/ci.pub")],
+            ..PlanOptions::default()
         }
     );
 }

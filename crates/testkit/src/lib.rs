@@ -1,8 +1,9 @@
 //! Real servers for tpuc's own tests, started on loopback only: the S3-compatible store
 //! (s3s-fs) that `scripts/s3-server.sh` installs from crates.io, pinned, and a server that is
 //! alive but hopelessly slow ([`TrickleServer`]); [`zip::edit_records`], which alters a real
-//! archive's records with consistent checksums; and [`widened::widened_mlp`], a real program
-//! at any size (multi-GB, zip64) written by [`archive::write_zip`].
+//! archive's records with consistent checksums; [`widened::widened_mlp`], a real program
+//! at any size (multi-GB, zip64) written by [`archive::write_zip`]; and
+//! [`attention::Attention`], attention modules as the lowering writes them at any shape.
 
 use std::io::{Read, Write};
 use std::net::{TcpListener, TcpStream};
@@ -17,6 +18,7 @@ use std::time::{Duration, Instant};
 use tempfile::TempDir;
 
 pub mod archive;
+pub mod attention;
 pub mod widened;
 pub mod zip;
 

@@ -1,0 +1,157 @@
+//! `fuse` on every fixture that has attention, norms or activations, both dialects: how many
+//! composites of each kind the lowered module holds, and that inlining them all again leaves
+//! a verified module without composites.
+
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+
+use tpuc_lower::{LowerOptions, lower};
+use tpuc_passes::{DEFAULT_PIPELINE, FUSE_PASSES, PassOptions};
+use tpuc_pt2::Archive;
+
+fn lower_with(file: &str, pipeline: &str) -> tpuc_ir::Module {
+    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("../../testdata/models")
+        .join(file);
+    let archive = Archive::open(&path).expect("fixture opens");
+    let options = LowerOptions {
+        passes: PassOptions {
+            pipeline: pipeline.to_owned(),
+            ..PassOptions::default()
+        },
+        ..LowerOptions::default()
+    };
+    match lower(&archive, &options) {
+        Ok(lowered) => lowered.module,
+        Err(error) => panic!("{file}: {:?}", miette::Report::new(error)),
+    }
+}
+
+/// Per fixture, the composites expected in both the exported and the core-ATen program,
+/// except where `core` says otherwise.
+struct Expected {
+    fixture: &'static str,
+    composites: &'static [(&'static str, usize)],
+    core: Option<&'static [(&'static str, usize)]>,
+}
+
+const ATTENTION: &str = "tpuc.scaled_dot_product_attention";
+const RMS_NORM: &str = "odml.rms_norm";
+const LAYER_NORM: &str = "tpuc.layer_norm";
+const GELU: &str = "tpuc.gelu";
+const SWIGLU: &str = "tpuc.swiglu";
+const ROTARY: &str = "tpuc.rotary_embedding";
+const SOFTMAX: &str = "odml.softmax";
+const SILU: &str = "tpuc.silu";
+
+const EXPECTED: &[Expected] = &[
+    Expected {
+        fixture: "decoder",
+        composites: &[(ATTENTION, 1), (RMS_NORM, 1), (LAYER_NORM, 2), (GELU, 1)],
+        core: None,
+    },
+    Expected {
+        fixture: "dyn_seq",
+        composites: &[(ATTENTION, 1), (RMS_NORM, 1), (LAYER_NORM, 2), (GELU, 1)],
+        core: None,
+    },
+    Expected {
+        fixture: "gpt2",
+        composites: &[(ATTENTION, 2), (LAYER_NORM, 5), (GELU, 2)],
+        core: None,
+    },
+    Expected {
+        fixture: "bert",
+        composites: &[(ATTENTION, 2), (LAYER_NORM, 5), (GELU, 2)],
+        core: None,
+    },
+    Expected {
+        fixture: "llama",
+        composites: &[(ATTENTION, 2), (RMS_NORM, 5), (ROTARY, 4), (SWIGLU, 2)],
+        core: None,
+    },
+    Expected {
+        fixture: "vit",
+        composites: &[(ATTENTION, 2), (LAYER_NORM, 5), (GELU, 2)],
+        // The core program's attention runs on rank-3 batched products with the batch of one
+        // squeezed out, which the attention pattern does not read: only its softmax is fused.
+        core: Some(&[(SOFTMAX, 2), (LAYER_NORM, 5), (GELU, 2)]),
+    },
+    Expected {
+        fixture: "quant_bf16",
+        composites: &[(LAYER_NORM, 1), (SILU, 1)],
+        core: None,
+    },
+    Expected {
+        fixture: "dyn_batch",
+        composites: &[(LAYER_NORM, 1)],
+        core: None,
+    },
+];
+
+fn fused() -> String {
+    format!("{DEFAULT_PIPELINE},{FUSE_PASSES}")
+}
+
+#[test]
+fn every_fixture_gets_its_composites_in_both_dialects() {
+    let mut failures = Vec::new();
+    for expected in EXPECTED {
+        for (variant, want) in [
+            ("pt2", expected.composites),
+            ("core.pt2", expected.core.unwrap_or(expected.composites)),
+        ] {
+            let file = format!("{}.{variant}", expected.fixture);
+            let module = lower_with(&file, &fused());
+            let got = tpuc_passes::composite_counts(&module);
+            let want: BTreeMap<String, usize> =
+                want.iter().map(|&(n, c)| (n.to_owned(), c)).collect();
+            if got != want {
+                failures.push(format!("{file}: got {got:?}, expected {want:?}"));
+            }
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+#[test]
+fn fixtures_without_these_patterns_get_no_composites() {
+    for fixture in [
+        "mlp", "cnn", "resnet", "misc", "stateful", "cond", "dyn_conv",
+    ] {
+        for variant in ["pt2", "core.pt2"] {
+            let file = format!("{fixture}.{variant}");
+            let module = lower_with(&file, &fused());
+            let counts = tpuc_passes::composite_counts(&module);
+            assert!(counts.is_empty(), "{file}: {counts:?}");
+        }
+    }
+}
+
+#[test]
+fn identical_layers_share_one_decomposition() {
+    let module = lower_with("llama.pt2", &fused());
+    let private = module
+        .functions
+        .iter()
+        .filter(|f| f.visibility == tpuc_ir::Visibility::Private)
+        .count();
+    // Two layers: one attention, one SwiGLU, one RMSNorm and two rotary (query and key
+    // shapes differ) decompositions.
+    assert_eq!(
+        private,
+        5,
+        "{}",
+        tpuc_ir::print::pretty(&module, &Default::default())
+    );
+}
+
+#[test]
+fn inlining_every_composite_leaves_none() {
+    for fixture in ["decoder.pt2", "llama.core.pt2", "gpt2.pt2"] {
+        let module = lower_with(fixture, &format!("{},inline-composites", fused()));
+        assert!(tpuc_passes::composite_counts(&module).is_empty());
+        assert_eq!(module.functions.len(), 1, "{fixture}: only main is left");
+        tpuc_ir::verify(&module).expect("the inlined module verifies");
+    }
+}
