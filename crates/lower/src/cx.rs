@@ -17,11 +17,19 @@ pub(crate) struct Cx<'a> {
     pub(crate) graph: &'a Graph,
     pub(crate) used: &'a HashSet<String>,
     pub(crate) walker: &'a Walker<'a>,
+    /// New values of written arguments that are not among the results, by argument name.
+    pub(crate) writes: Vec<(String, tpuc_ir::Value)>,
 }
 
 impl Cx<'_> {
     pub fn symbols(&self) -> &Symbols {
         self.walker.symbols
+    }
+
+    /// Records the new value of argument `name`, which the op writes in place without returning
+    /// it (`_native_batch_norm_legit`'s running statistics).
+    pub fn write(&mut self, name: &str, value: tpuc_ir::Value) {
+        self.writes.push((name.to_owned(), value));
     }
 
     /// The number of ranks a program with collectives runs on.

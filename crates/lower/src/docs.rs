@@ -18,5 +18,18 @@ pub fn ops_markdown() -> String {
             .unwrap_or_else(|| "positional arguments".to_owned());
         out.push_str(&format!("| `{target}` | {signature} |\n"));
     }
+    out.push_str(
+        "\n## In-place variants\n\n\
+         Derived from the functional ops above, not listed by hand: `op_` takes `op`'s arguments,\n\
+         writes the result into its first argument (cast to that argument's dtype) and returns it,\n\
+         as `Tensor(a!) self -> Tensor(a!)` says. Later uses of the written tensor, and buffer and\n\
+         user-input mutations, see the new value.\n\n",
+    );
+    let names: Vec<String> = Registry::get()
+        .in_place_targets()
+        .map(|t| format!("`{t}`"))
+        .collect();
+    out.push_str(&names.join(", "));
+    out.push('\n');
     out
 }

@@ -185,7 +185,7 @@ impl<'a> Walker<'a> {
                 self.poison(b, graph, node, &mut env)?;
                 continue;
             };
-            let result = {
+            let (result, writes) = {
                 let args = Args::new(node, entry.schema.as_ref(), &env);
                 let mut cx = Cx {
                     b,
@@ -193,8 +193,10 @@ impl<'a> Walker<'a> {
                     graph,
                     used: &used,
                     walker: self,
+                    writes: Vec::new(),
                 };
-                args.check().and_then(|()| (entry.lower)(&mut cx, &args))
+                let result = args.check().and_then(|()| entry.run(&mut cx, &args));
+                (result, cx.writes)
             };
             let outputs = match result {
                 Ok(outputs) => outputs,
@@ -210,19 +212,8 @@ impl<'a> Walker<'a> {
                 continue;
             }
             if let Some(schema) = &entry.schema {
-                // In-place ops: later uses of the written tensor see the new value.
-                for arg in schema.mutated_args() {
-                    if let (Some(written), Some(Val::Tensor(new))) = (
-                        node.input(&arg.name).and_then(Argument::as_tensor_name),
-                        node.outputs
-                            .first()
-                            .and_then(|o| o.as_tensor_name())
-                            .and_then(|n| env.get(n))
-                            .cloned(),
-                    ) {
-                        env.bind(written, Val::Tensor(new));
-                    }
-                }
+                // In-place ops: later uses of the written tensors see the new values.
+                crate::ops::write_back(schema, node, &writes, &mut env);
             }
         }
         let outputs = graph

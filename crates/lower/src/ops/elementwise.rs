@@ -26,23 +26,11 @@ pub(super) const OPS: &[OpDef] = &[
         add,
     ),
     aten(
-        "add_.Tensor(Tensor(a!) self, Tensor other, *, Scalar alpha=1) -> Tensor(a!)",
-        add,
-    ),
-    aten(
-        "add_.Scalar(Tensor(a!) self, Scalar other, Scalar alpha=1) -> Tensor(a!)",
-        add,
-    ),
-    aten(
         "sub.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor",
         sub,
     ),
     aten(
         "sub.Scalar(Tensor self, Scalar other, Scalar alpha=1) -> Tensor",
-        sub,
-    ),
-    aten(
-        "sub_.Tensor(Tensor(a!) self, Tensor other, *, Scalar alpha=1) -> Tensor(a!)",
         sub,
     ),
     aten(
@@ -55,20 +43,8 @@ pub(super) const OPS: &[OpDef] = &[
     ),
     aten("mul.Tensor(Tensor self, Tensor other) -> Tensor", mul),
     aten("mul.Scalar(Tensor self, Scalar other) -> Tensor", mul),
-    aten(
-        "mul_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)",
-        mul,
-    ),
-    aten(
-        "mul_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)",
-        mul,
-    ),
     aten("div.Tensor(Tensor self, Tensor other) -> Tensor", div),
     aten("div.Scalar(Tensor self, Scalar other) -> Tensor", div),
-    aten(
-        "div_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)",
-        div,
-    ),
     aten(
         "div.Tensor_mode(Tensor self, Tensor other, *, str? rounding_mode) -> Tensor",
         div,
@@ -255,7 +231,6 @@ pub(super) const OPS: &[OpDef] = &[
     aten("sigmoid(Tensor self) -> Tensor", sigmoid),
     aten("erf(Tensor self) -> Tensor", erf),
     aten("relu(Tensor self) -> Tensor", relu),
-    aten("relu_(Tensor(a!) self) -> Tensor(a!)", relu),
     aten(
         "gelu(Tensor self, *, str approximate='none') -> Tensor",
         gelu,
@@ -292,14 +267,6 @@ pub(super) const OPS: &[OpDef] = &[
     ),
     aten(
         "masked_fill.Tensor(Tensor self, Tensor mask, Tensor value) -> Tensor",
-        masked_fill,
-    ),
-    aten(
-        "masked_fill_.Scalar(Tensor(a!) self, Tensor mask, Scalar value) -> Tensor(a!)",
-        masked_fill,
-    ),
-    aten(
-        "masked_fill_.Tensor(Tensor(a!) self, Tensor mask, Tensor value) -> Tensor(a!)",
         masked_fill,
     ),
 ];
@@ -1054,7 +1021,9 @@ fn masked_fill(cx: &mut Cx<'_>, args: &Args<'_>) -> OpResult<Vec<Val>> {
     let mask = args.tensor("mask")?;
     let value = args.operand("value")?;
     let dtype = support::dtype(cx.b, x)?;
-    let shape = support::shape(cx.b, x)?;
+    // The mask may broadcast the input to a larger shape (torch allows it out of place).
+    let shape = support::broadcast_shapes(&support::shape(cx.b, x)?, &support::shape(cx.b, mask)?)?;
+    let x = support::broadcast_to(cx.b, x, &shape)?;
     let mask = truthy(cx.b, mask)?;
     let mask = support::broadcast_to(cx.b, mask, &shape)?;
     let fill = support::materialize(cx.b, value, dtype, &shape)?;

@@ -31,15 +31,7 @@ pub(super) const OPS: &[OpDef] = &[
         index_put,
     ),
     aten(
-        "index_put_(Tensor(a!) self, Tensor?[] indices, Tensor values, bool accumulate=False) -> Tensor(a!)",
-        index_put,
-    ),
-    aten(
         "index_copy(Tensor self, int dim, Tensor index, Tensor source) -> Tensor",
-        index_copy,
-    ),
-    aten(
-        "index_copy_(Tensor(a!) self, int dim, Tensor index, Tensor source) -> Tensor(a!)",
         index_copy,
     ),
     aten(

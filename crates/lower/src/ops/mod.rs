@@ -6,23 +6,32 @@ mod collective;
 mod control;
 mod conv;
 mod creation;
+mod einsum;
 mod elementwise;
 mod indexing;
+mod inplace;
 mod matmul;
 mod noop;
 mod norm;
+mod pad;
 mod pool;
 mod reduction;
 mod resize;
+mod sequences;
 mod shape;
 mod sort;
 mod symbolic;
+mod ternary;
 #[cfg(test)]
 mod tests;
+mod vector_norm;
+mod views;
 
 use crate::env::Val;
 use crate::error::OpResult;
 use crate::registry::OpDef;
+
+pub(crate) use inplace::{lower_in_place, write_back};
 
 /// Every family's entries.
 pub(crate) const FAMILIES: &[&[OpDef]] = &[
@@ -32,17 +41,23 @@ pub(crate) const FAMILIES: &[&[OpDef]] = &[
     control::OPS,
     conv::OPS,
     creation::OPS,
+    einsum::OPS,
     elementwise::OPS,
     indexing::OPS,
     matmul::OPS,
     noop::OPS,
     norm::OPS,
+    pad::OPS,
     pool::OPS,
     reduction::OPS,
     resize::OPS,
+    sequences::OPS,
     shape::OPS,
     sort::OPS,
     symbolic::OPS,
+    ternary::OPS,
+    vector_norm::OPS,
+    views::OPS,
 ];
 
 /// The single tensor result of an op.

@@ -103,15 +103,12 @@ pub(super) const OPS: &[OpDef] = &[
         "copy(Tensor self, Tensor src, bool non_blocking=False) -> Tensor",
         copy,
     ),
-    aten(
-        "copy_(Tensor(a!) self, Tensor src, bool non_blocking=False) -> Tensor(a!)",
-        copy,
-    ),
     aten("fill.Scalar(Tensor self, Scalar value) -> Tensor", fill),
     aten(
-        "fill_.Scalar(Tensor(a!) self, Scalar value) -> Tensor(a!)",
-        fill,
+        "fill.Tensor(Tensor self, Tensor value) -> Tensor",
+        fill_tensor,
     ),
+    aten("zero(Tensor self) -> Tensor", zero),
 ];
 
 /// Resolves one `-1` in a requested shape.
@@ -665,6 +662,23 @@ fn copy(cx: &mut Cx<'_>, args: &Args<'_>) -> OpResult<Vec<Val>> {
     let dtype = support::dtype(cx.b, x)?;
     let src = support::convert(cx.b, src, dtype)?;
     one(support::broadcast_to(cx.b, src, &shape)?)
+}
+
+fn zero(cx: &mut Cx<'_>, args: &Args<'_>) -> OpResult<Vec<Val>> {
+    let x = args.tensor("self")?;
+    one(support::like(cx.b, x, Scalar::Int(0))?)
+}
+
+/// `fill.Tensor`: every element becomes the 0-d `value`, in `self`'s dtype.
+fn fill_tensor(cx: &mut Cx<'_>, args: &Args<'_>) -> OpResult<Vec<Val>> {
+    let x = args.tensor("self")?;
+    let value = args.tensor("value")?;
+    if support::rank(cx.b, value)? != 0 {
+        bail!("fill_ takes a 0-dimensional value tensor");
+    }
+    let value = support::convert(cx.b, value, support::dtype(cx.b, x)?)?;
+    let shape = support::shape(cx.b, x)?;
+    one(support::broadcast_to(cx.b, value, &shape)?)
 }
 
 fn fill(cx: &mut Cx<'_>, args: &Args<'_>) -> OpResult<Vec<Val>> {
