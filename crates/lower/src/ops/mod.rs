@@ -1,6 +1,8 @@
 //! Op families. Each module lists its registry entries in `OPS`; [`FAMILIES`] collects them.
 
+mod adaptive;
 mod attention;
+mod batch_stats;
 mod cast;
 mod collective;
 mod control;
@@ -8,6 +10,7 @@ mod conv;
 mod creation;
 mod einsum;
 mod elementwise;
+mod grid;
 mod indexing;
 mod inplace;
 mod matmul;
@@ -35,7 +38,9 @@ pub(crate) use inplace::{lower_in_place, write_back};
 
 /// Every family's entries.
 pub(crate) const FAMILIES: &[&[OpDef]] = &[
+    adaptive::OPS,
     attention::OPS,
+    batch_stats::OPS,
     cast::OPS,
     collective::OPS,
     control::OPS,
@@ -43,6 +48,7 @@ pub(crate) const FAMILIES: &[&[OpDef]] = &[
     creation::OPS,
     einsum::OPS,
     elementwise::OPS,
+    grid::OPS,
     indexing::OPS,
     matmul::OPS,
     noop::OPS,

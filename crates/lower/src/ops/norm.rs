@@ -237,12 +237,22 @@ fn batch_norm_inference(
 }
 
 fn batch_norm(cx: &mut Cx<'_>, args: &Args<'_>) -> OpResult<Vec<Val>> {
-    if args.bool("training")? {
-        return Err(OpError::unsupported(
-            "batch norm in training mode (call `model.eval()` before exporting)",
-        ));
-    }
     let x = args.tensor("input")?;
+    if args.bool("training")? {
+        if args.opt_tensor("running_mean")?.is_some() {
+            return Err(OpError::unsupported(
+                "`batch_norm` updating running statistics (the TRAINING dialect's `_native_batch_norm_legit` is supported)",
+            ));
+        }
+        let stats = super::batch_stats::batch_stats(
+            cx.b,
+            x,
+            args.opt_tensor("weight")?,
+            args.opt_tensor("bias")?,
+            args.float("eps")?,
+        )?;
+        return super::one(stats.output);
+    }
     let (Some(mean), Some(var)) = (
         args.opt_tensor("running_mean")?,
         args.opt_tensor("running_var")?,

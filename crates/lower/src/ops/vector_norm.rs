@@ -1,5 +1,6 @@
 //! `linalg_vector_norm` (and `norm.ScalarOpt_dim`, which `Tensor.norm(p, dim)` exports as):
-//! `(Σ|x|^p)^(1/p)`, with the max, min and count-of-nonzeros norms for `p = ±inf, 0`.
+//! `(Σ|x|^p)^(1/p)`, with the max, min and count-of-nonzeros norms for `p = ±inf, 0`; and
+//! `_weight_norm` (`v · g / ‖v‖` over every dimension but `dim`).
 
 use tpuc_ir::{BinaryOp, ComparisonDirection};
 
@@ -21,7 +22,32 @@ pub(super) const OPS: &[OpDef] = &[
         "norm.ScalarOpt_dim(Tensor self, Scalar? p, int[1] dim, bool keepdim=False) -> Tensor",
         norm_dim,
     ),
+    aten(
+        "_weight_norm(Tensor v, Tensor g, int dim=0) -> Tensor",
+        weight_norm,
+    ),
 ];
+
+fn weight_norm(cx: &mut Cx<'_>, args: &Args<'_>) -> OpResult<Vec<Val>> {
+    let v = args.tensor("v")?;
+    let g = args.tensor("g")?;
+    let b = &mut *cx.b;
+    let shape = support::shape(b, v)?;
+    let dims: Vec<usize> = match args.int("dim")? {
+        -1 => (0..shape.len()).collect(),
+        d => {
+            let d = support::norm_dim(d, shape.len())?;
+            (0..shape.len()).filter(|&i| i != d).collect()
+        }
+    };
+    let squares = b.multiply(v, v)?;
+    let sum = reduce(b, BinaryOp::Add, squares, &dims, true)?;
+    let norm = b.sqrt(sum)?;
+    let norm = support::broadcast_to(b, norm, &support::shape(b, g)?)?;
+    let scale = b.divide(g, norm)?;
+    let scale = support::broadcast_to(b, scale, &shape)?;
+    one(b.multiply(v, scale)?)
+}
 
 fn vector_norm(cx: &mut Cx<'_>, args: &Args<'_>) -> OpResult<Vec<Val>> {
     let ord = args.scalar("ord")?.as_f64();
