@@ -9,6 +9,7 @@ mod control;
 mod conv;
 mod creation;
 mod einsum;
+mod embedding_bag;
 mod elementwise;
 mod grid;
 mod indexing;
@@ -20,6 +21,7 @@ mod pad;
 mod pool;
 mod reduction;
 mod resize;
+mod rnn;
 mod sequences;
 mod shape;
 mod sort;
@@ -47,6 +49,7 @@ pub(crate) const FAMILIES: &[&[OpDef]] = &[
     conv::OPS,
     creation::OPS,
     einsum::OPS,
+    embedding_bag::OPS,
     elementwise::OPS,
     grid::OPS,
     indexing::OPS,
@@ -57,6 +60,7 @@ pub(crate) const FAMILIES: &[&[OpDef]] = &[
     pool::OPS,
     reduction::OPS,
     resize::OPS,
+    rnn::OPS,
     sequences::OPS,
     shape::OPS,
     sort::OPS,
