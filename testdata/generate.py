@@ -1112,6 +1112,14 @@ def main() -> int:
 # --------------------------------------------------------------------------------------------
 
 
+class TrainingBatchNorm(nn.BatchNorm1d):
+    """A BatchNorm that stays in training mode inside an eval model: normalises with batch
+    statistics and updates its running statistics (two buffers written by one op)."""
+
+    def train(self, mode: bool = True) -> "TrainingBatchNorm":
+        return super().train(True)
+
+
 class Inplace(nn.Module):
     """In-place variants of functional ops (kept as `op_` in the TRAINING dialect), on
     intermediates, a user input and a buffer; ops writing two buffers (BatchNorm in train mode
@@ -1121,9 +1129,11 @@ class Inplace(nn.Module):
         super().__init__()
         self.fc = nn.Linear(6, 6)
         self.register_buffer("total", torch.zeros(6))
+        self.bn = TrainingBatchNorm(6)
 
     def forward(self, x: torch.Tensor, y: torch.Tensor) -> tuple[torch.Tensor, ...]:
         h = self.fc(x)
+        n = self.bn(h)
         a = F.silu(h.clone(), inplace=True)
         b = F.hardswish(h.clone(), inplace=True)
         c = F.dropout(h.clone(), p=0.5, training=False, inplace=True)
@@ -1133,7 +1143,7 @@ class Inplace(nn.Module):
         e = h.clone().exp_().log_().neg_().abs_().sqrt_().tanh_()
         k = h.clone().masked_fill_(h > 0, 0.25).add_(y.unsqueeze(0), alpha=0.5)
         self.total.add_(h.sum(0)).mul_(0.5)
-        return a, b, c, z, f, g, e, k, self.total * 2
+        return a, b, c, z, f, g, e, k, self.total * 2, n
 
 
 def case_inplace(gen: torch.Generator) -> Case:

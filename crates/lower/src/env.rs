@@ -29,6 +29,9 @@ impl Val {
 #[derive(Default)]
 pub(crate) struct Env {
     values: HashMap<String, Val>,
+    /// Results of in-place ops, by the name of the tensor they alias (`add_ = total.add_(1)`):
+    /// writing through the alias writes the original.
+    aliases: HashMap<String, String>,
 }
 
 impl Env {
@@ -38,5 +41,17 @@ impl Env {
 
     pub fn bind(&mut self, name: impl Into<String>, value: Val) {
         self.values.insert(name.into(), value);
+    }
+
+    /// The tensor `name` aliases (itself when it is no in-place op's result).
+    pub fn root<'a>(&'a self, name: &'a str) -> &'a str {
+        self.aliases.get(name).map_or(name, String::as_str)
+    }
+
+    /// Records that `name` aliases `root`.
+    pub fn alias(&mut self, name: &str, root: &str) {
+        if name != root {
+            self.aliases.insert(name.to_owned(), root.to_owned());
+        }
     }
 }

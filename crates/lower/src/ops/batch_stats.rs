@@ -135,6 +135,18 @@ fn running_updates(cx: &mut Cx<'_>, args: &Args<'_>, s: &BatchStats) -> OpResult
     Ok((mean, var))
 }
 
+/// `batch_norm(training=True)`: normalised with the batch's statistics; the running
+/// statistics, when given, updated and written back.
+pub(crate) fn batch_norm_training(cx: &mut Cx<'_>, args: &Args<'_>) -> OpResult<Value> {
+    let s = stats(cx, args)?;
+    if args.opt_tensor("running_mean")?.is_some() && args.opt_tensor("running_var")?.is_some() {
+        let (mean, var) = running_updates(cx, args, &s)?;
+        cx.write("running_mean", mean);
+        cx.write("running_var", var);
+    }
+    Ok(s.output)
+}
+
 fn native_with_stats(cx: &mut Cx<'_>, args: &Args<'_>) -> OpResult<Vec<Val>> {
     let s = stats(cx, args)?;
     let (mean, var) = running_updates(cx, args, &s)?;

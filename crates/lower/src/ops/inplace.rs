@@ -59,7 +59,8 @@ pub(crate) fn lower_in_place(
 }
 
 /// After an op ran: every argument it writes (`Tensor(a!)`) names its new value from then on —
-/// the result in the same alias set, or what the lowering reported with [`Cx::write`].
+/// the result in the same alias set, or what the lowering reported with [`Cx::write`] — and so
+/// does the tensor it aliases, when it is itself an earlier in-place op's result.
 pub(crate) fn write_back(
     schema: &OpSchema,
     node: &Node,
@@ -70,18 +71,22 @@ pub(crate) fn write_back(
         let Some(target) = node.input(&arg.name).and_then(Argument::as_tensor_name) else {
             continue;
         };
-        let returned = schema
+        let result = schema
             .result_of(arg)
             .and_then(|i| node.outputs.get(i))
-            .and_then(Argument::as_tensor_name)
-            .and_then(|name| env.get(name))
-            .and_then(Val::tensor);
+            .and_then(Argument::as_tensor_name);
+        let returned = result.and_then(|name| env.get(name)).and_then(Val::tensor);
         let reported = writes
             .iter()
             .find(|(name, _)| *name == arg.name)
             .map(|&(_, value)| value);
+        let root = env.root(target).to_owned();
         if let Some(value) = returned.or(reported) {
             env.bind(target, Val::Tensor(value));
+            env.bind(root.as_str(), Val::Tensor(value));
+        }
+        if let Some(result) = result {
+            env.alias(result, &root);
         }
     }
 }

@@ -108,7 +108,8 @@ fn run_direction(
                 let g = b.tanh(g)?;
                 let o = gate(b, sum, 3, hidden)?;
                 let o = b.logistic(o)?;
-                let prev = c.ok_or_else(|| OpError::new("internal: an LSTM without a cell state"))?;
+                let prev =
+                    c.ok_or_else(|| OpError::new("internal: an LSTM without a cell state"))?;
                 let kept = b.multiply(f, prev)?;
                 let added = b.multiply(i, g)?;
                 let next = b.add(kept, added)?;
@@ -118,7 +119,11 @@ fn run_direction(
             }
             Cell::Gru => {
                 let parts = |b: &mut FunctionBuilder, v: Value| -> OpResult<[Value; 3]> {
-                    Ok([gate(b, v, 0, hidden)?, gate(b, v, 1, hidden)?, gate(b, v, 2, hidden)?])
+                    Ok([
+                        gate(b, v, 0, hidden)?,
+                        gate(b, v, 1, hidden)?,
+                        gate(b, v, 2, hidden)?,
+                    ])
                 };
                 let [ir, iz, inn] = parts(b, gi)?;
                 let [hr, hz, hn] = parts(b, gh)?;
@@ -194,8 +199,7 @@ fn recurrent(cx: &mut Cx<'_>, args: &Args<'_>, cell: Cell) -> OpResult<Vec<Val>>
             };
             let h = state(b, h0, k)?;
             let c = c0.map(|c0| state(b, c0, k)).transpose()?;
-            let (out, h, c) =
-                run_direction(b, cell, layer_input, &weights, h, c, direction == 1)?;
+            let (out, h, c) = run_direction(b, cell, layer_input, &weights, h, c, direction == 1)?;
             outputs.push(out);
             h_n.push(support::reshape(b, h, &[&[1], &state_shape[1..]].concat())?);
             if let Some(c) = c {

@@ -47,7 +47,7 @@ fn linspace(cx: &mut Cx<'_>, args: &Args<'_>) -> OpResult<Vec<Val>> {
     let compute = if dtype.is_float() {
         super::norm::compute_dtype(dtype)
     } else {
-        DType::F64
+        DType::F32
     };
     let step = if steps > 1 {
         (end - start) / (steps - 1) as f64
