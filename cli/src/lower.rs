@@ -53,6 +53,10 @@ pub struct LoweringArgs {
     /// collectives), when the graph does not record it.
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
     world_size: Option<u32>,
+    /// Compile checks in: every index of a gather, embedding or indexing op against its
+    /// bounds; a run reports the first failing node and its source line and exits non-zero.
+    #[arg(long)]
+    debug: bool,
     #[command(flatten)]
     pub passes: PassArgs,
 }
@@ -66,6 +70,7 @@ impl LoweringArgs {
             keep_going: self.keep_going,
             passes: self.passes.options(tpuc_passes::DEFAULT_PIPELINE),
             world_size: self.world_size,
+            debug: self.debug,
         }
     }
 }

@@ -139,7 +139,7 @@ pub fn run(args: &Args) -> Result<ExitCode> {
         let name = match source {
             ResultSource::BufferMutation { fqn } => format!("buffer.{fqn}.npy"),
             ResultSource::UserInputMutation { name } => format!("input.{name}.npy"),
-            ResultSource::UserOutput { .. } => continue,
+            ResultSource::UserOutput { .. } | ResultSource::IndexCheck { .. } => continue,
         };
         let path = args.output_dir.join(name);
         write(&path, value)?;

@@ -293,6 +293,7 @@ fn split_results(lowered: &Lowered, results: Vec<HostTensor<'static>>) -> Result
     for (binding, result) in bindings.iter().zip(results) {
         match &binding.source {
             ResultSource::UserOutput { index } => outputs.push((*index, result)),
+            ResultSource::IndexCheck { .. } => crate::debug::check(&binding.source, &result)?,
             source => mutations.push((source.clone(), result)),
         }
     }

@@ -32,6 +32,24 @@ impl Cx<'_> {
         self.writes.push((name.to_owned(), value));
     }
 
+    /// `--debug`: checks that every element of `index` lies in `[low, high)`; the run reports
+    /// this node when one does not. Nothing without `--debug`.
+    pub fn check_index(&mut self, index: tpuc_ir::Value, low: i64, high: i64) -> OpResult<()> {
+        let Some(checks) = &self.walker.checks else {
+            return Ok(());
+        };
+        let value = crate::ops::index_check(self.b, index, low, high)?;
+        let source = crate::ResultSource::IndexCheck {
+            node: crate::lowering::node_name(self.node),
+            target: self.node.target.clone(),
+            source_line: crate::lowering::source_line(self.node).map(|s| s.to_string()),
+            low,
+            high,
+        };
+        checks.borrow_mut().push((source, value));
+        Ok(())
+    }
+
     /// The number of ranks a program with collectives runs on.
     pub fn world_size(&self) -> OpResult<u32> {
         self.walker

@@ -57,6 +57,9 @@ pub struct LowerOptions {
     /// How many ranks run a program with collectives (`--world-size`), when its graph does
     /// not record it; see [`world_size`].
     pub world_size: Option<u32>,
+    /// Compile checks in (`--debug`): every index of a gather, scatter, embedding or indexing
+    /// op against its bounds, reported as [`ResultSource::IndexCheck`] results after the others.
+    pub debug: bool,
 }
 
 /// A lowered program: the module and how `main`'s arguments and results map to the program.

@@ -29,9 +29,11 @@ pub(crate) struct Walker<'a> {
     errors: RefCell<Vec<LowerError>>,
     /// The number of ranks of a program with collectives.
     pub(crate) world: Option<u32>,
+    /// `--debug`: index checks of the nodes lowered so far.
+    pub(crate) checks: Option<RefCell<Vec<(ResultSource, Value)>>>,
 }
 
-fn source_line(node: &Node) -> Option<Box<SourceLine>> {
+pub(crate) fn source_line(node: &Node) -> Option<Box<SourceLine>> {
     node.user_frame().map(|frame| {
         Box::new(SourceLine {
             file: frame.file.to_owned(),
@@ -41,7 +43,7 @@ fn source_line(node: &Node) -> Option<Box<SourceLine>> {
     })
 }
 
-fn node_name(node: &Node) -> String {
+pub(crate) fn node_name(node: &Node) -> String {
     node.display_name().unwrap_or("?").to_owned()
 }
 
@@ -101,6 +103,7 @@ impl<'a> Walker<'a> {
             keep_going,
             errors: RefCell::new(Vec::new()),
             world: None,
+            checks: None,
         }
     }
 
@@ -528,8 +531,10 @@ pub(crate) fn lower(archive: &Archive, options: &LowerOptions) -> Result<Lowered
     let world = crate::world::world_size(graph, options.world_size)?;
     let mut walker = Walker::new(&symbols, options.keep_going);
     walker.world = world;
+    walker.checks = options.debug.then(RefCell::default);
     let initial = inputs.clone();
     let outputs = walker.lower_graph_env(&mut b, graph, inputs);
+    let checks = walker.checks.take().map(RefCell::into_inner);
     let mut errors = walker.errors.into_inner();
     let (outputs, env) = match outputs {
         Ok(done) if errors.is_empty() => done,
@@ -623,6 +628,14 @@ pub(crate) fn lower(archive: &Archive, options: &LowerOptions) -> Result<Lowered
             source,
             dtype: dtype_of(ty.element).map_err(|e| program_error(e.message))?,
             shape: support::dims_of(ty),
+        });
+        values.push(value);
+    }
+    for (source, value) in checks.into_iter().flatten() {
+        results.push(ResultBinding {
+            source,
+            dtype: DType::I64,
+            shape: vec![2],
         });
         values.push(value);
     }

@@ -80,6 +80,8 @@ fn embedding(cx: &mut Cx<'_>, args: &Args<'_>) -> OpResult<Vec<Val>> {
         bail!("embedding weight must be 2-D, got {ws:?}");
     }
     let indices = support::convert(b, indices, DType::I64)?;
+    cx.check_index(indices, 0, ws[0])?;
+    let b = &mut *cx.b;
     let r = support::rank(b, indices)? as i64;
     let dims = GatherDims {
         offset_dims: vec![r],
@@ -188,9 +190,24 @@ pub(crate) fn index_values(
     Ok(b.gather(x, ix.stacked, gather, &slice_sizes, false)?)
 }
 
+/// `--debug`: integer indices of `x` (one per leading dimension, `None` for `:`) against
+/// `[-size, size)`.
+fn check_indices(cx: &mut Cx<'_>, x: Value, indices: &[Option<Value>]) -> OpResult<()> {
+    let shape = support::shape(cx.b, x)?;
+    for (&size, index) in shape.iter().zip(indices) {
+        if let Some(index) = *index
+            && !matches!(support::dtype(cx.b, index)?, DType::Bool | DType::U8)
+        {
+            cx.check_index(index, -size, size)?;
+        }
+    }
+    Ok(())
+}
+
 fn index(cx: &mut Cx<'_>, args: &Args<'_>) -> OpResult<Vec<Val>> {
     let x = args.tensor("self")?;
     let indices = args.opt_tensors("indices")?;
+    check_indices(cx, x, &indices)?;
     one(index_values(cx.b, x, &indices)?)
 }
 
@@ -200,6 +217,7 @@ fn index_select(cx: &mut Cx<'_>, args: &Args<'_>) -> OpResult<Vec<Val>> {
     let dim = norm_dim(args.int("dim")?, rank)?;
     let mut indices = vec![None; dim];
     indices.push(Some(args.tensor("index")?));
+    check_indices(cx, x, &indices)?;
     one(index_values(cx.b, x, &indices)?)
 }
 
@@ -297,9 +315,10 @@ fn coordinates(b: &mut FunctionBuilder, index: Value, dim: usize, size: i64) -> 
 fn gather(cx: &mut Cx<'_>, args: &Args<'_>) -> OpResult<Vec<Val>> {
     let x = args.tensor("self")?;
     let index = args.tensor("index")?;
-    let b = &mut *cx.b;
-    let shape = support::shape(b, x)?;
+    let shape = support::shape(cx.b, x)?;
     let dim = norm_dim(args.int("dim")?, shape.len())?;
+    cx.check_index(index, -shape[dim], shape[dim])?;
+    let b = &mut *cx.b;
     let coords = coordinates(b, index, dim, shape[dim])?;
     let r = shape.len();
     let all: Vec<i64> = (0..r as i64).collect();

@@ -4,6 +4,7 @@ mod adaptive;
 mod attention;
 mod batch_stats;
 mod cast;
+mod checks;
 mod collective;
 mod control;
 mod conv;
@@ -36,6 +37,7 @@ use crate::env::Val;
 use crate::error::OpResult;
 use crate::registry::OpDef;
 
+pub(crate) use checks::index_check;
 pub(crate) use inplace::{lower_in_place, write_back};
 
 /// Every family's entries.
