@@ -71,6 +71,7 @@ impl LoweringArgs {
             passes: self.passes.options(tpuc_passes::DEFAULT_PIPELINE),
             world_size: self.world_size,
             debug: self.debug,
+            outputs: None,
         }
     }
 }

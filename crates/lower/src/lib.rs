@@ -30,6 +30,7 @@ mod ops;
 mod promote;
 mod registry;
 mod schema;
+mod slice;
 mod specialize;
 mod support;
 mod world;
@@ -60,6 +61,8 @@ pub struct LowerOptions {
     /// Compile checks in (`--debug`): every index of a gather, scatter, embedding or indexing
     /// op against its bounds, reported as [`ResultSource::IndexCheck`] results after the others.
     pub debug: bool,
+    /// Lower only these user outputs (positions) and the nodes they need; `None` for all.
+    pub outputs: Option<Vec<usize>>,
 }
 
 /// A lowered program: the module and how `main`'s arguments and results map to the program.

@@ -397,8 +397,18 @@ fn tensor_type_of(
 
 pub(crate) fn lower(archive: &Archive, options: &LowerOptions) -> Result<Lowered, LowerError> {
     let symbols = specialize(archive, options)?;
-    let graph = archive.graph();
-    let signature = archive.signature();
+    let sliced = match &options.outputs {
+        Some(keep) => Some(crate::slice::keep_outputs(
+            archive.graph(),
+            archive.signature(),
+            keep,
+        )?),
+        None => None,
+    };
+    let (graph, signature) = match &sliced {
+        Some((graph, signature)) => (graph, signature),
+        None => (archive.graph(), archive.signature()),
+    };
     if signature.input_specs.len() != graph.inputs.len() {
         return Err(program_error(format!(
             "the signature has {} inputs, the graph {}",
