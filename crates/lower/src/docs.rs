@@ -8,7 +8,8 @@ pub fn ops_markdown() -> String {
         "# Supported ops\n\n\
          Generated from tpuc-lower's op registry; do not edit. Regenerate with\n\
          `UPDATE_OPS_DOC=1 cargo test -p tpuc-lower --test ops_doc`.\n\n\
-         Arguments torch.export does not serialize take the defaults of these signatures.\n\n\
+         Arguments torch.export does not serialize take the defaults of these signatures.\n\
+         How torch's own OpInfo samples fare, op by op: [opinfo.md](opinfo.md).\n\n\
          | target | signature |\n|---|---|\n",
     );
     for (target, entry) in Registry::get().entries() {

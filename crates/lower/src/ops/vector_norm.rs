@@ -84,7 +84,7 @@ fn norm_of(
         _ => (0..rank).collect(),
     };
     let magnitude = b.abs(x)?;
-    let value = if ord == f64::INFINITY || ord == f64::NEG_INFINITY {
+    let value = if ord.is_infinite() {
         reduce_extremum(b, ord > 0.0, magnitude, &dims, keepdim)?
     } else if ord == 0.0 {
         let zero = support::like(b, x, Scalar::Float(0.0))?;
