@@ -4,7 +4,7 @@
 use tpuc_ir::{FunctionBuilder, Value};
 
 use super::one;
-use super::shape::{concat, slice_dim};
+use super::shape::{concat, pad_constant, slice_dim};
 use crate::args::Args;
 use crate::cx::Cx;
 use crate::env::Val;
@@ -90,17 +90,8 @@ fn pad(cx: &mut Cx<'_>, args: &Args<'_>) -> OpResult<Vec<Val>> {
     }
     let mode = match args.str("mode")? {
         "constant" => {
-            let mut low = vec![0; shape.len()];
-            let mut high = vec![0; shape.len()];
-            for (i, pair) in pads.chunks(2).enumerate() {
-                low[shape.len() - 1 - i] = pair[0];
-                high[shape.len() - 1 - i] = pair[1];
-            }
             let value = args.opt_float("value")?.unwrap_or(0.0);
-            let dtype = support::dtype(b, x)?;
-            let fill = support::splat(b, dtype, &[], Scalar::Float(value))?;
-            let interior = vec![0; shape.len()];
-            return one(b.pad(x, fill, &low, &high, &interior)?);
+            return one(pad_constant(b, x, &pads, Scalar::Float(value))?);
         }
         "reflect" => Mode::Reflect,
         "replicate" => Mode::Replicate,

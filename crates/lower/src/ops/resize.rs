@@ -290,18 +290,24 @@ fn nearest(cx: &mut Cx<'_>, args: &Args<'_>) -> OpResult<Vec<Val>> {
     super::one(y)
 }
 
+/// The input's dtype and the input in the dtype interpolation computes in (float32 for half
+/// types).
+fn float_input(b: &mut FunctionBuilder, x: Value, what: &str) -> OpResult<(DType, Value)> {
+    let dtype = support::dtype(b, x)?;
+    if !support::element(b, x)?.is_float() {
+        bail!("{what} interpolation needs a floating tensor, got {dtype}");
+    }
+    Ok((dtype, support::convert(b, x, compute_dtype(dtype))?))
+}
+
 /// Linear interpolation along each axis, innermost first, in float32 for half types:
 /// `x[i0] * (1 - w) + x[i1] * w`.
 fn linear(cx: &mut Cx<'_>, args: &Args<'_>) -> OpResult<Vec<Val>> {
     let (x, axes) = axes(cx, args)?;
     let align_corners = args.bool("align_corners")?;
     let b = &mut *cx.b;
-    let dtype = support::dtype(b, x)?;
-    if !support::element(b, x)?.is_float() {
-        bail!("linear interpolation needs a floating tensor, got {dtype}");
-    }
+    let (dtype, mut y) = float_input(b, x, "linear")?;
     let compute = compute_dtype(dtype);
-    let mut y = support::convert(b, x, compute)?;
     for axis in axes.iter().rev() {
         let (low, high, weight) = axis.linear(align_corners);
         let near = take(b, y, axis.dim, &low)?;
@@ -332,12 +338,8 @@ fn bicubic(cx: &mut Cx<'_>, args: &Args<'_>) -> OpResult<Vec<Val>> {
     let (x, axes) = axes(cx, args)?;
     let align_corners = args.bool("align_corners")?;
     let b = &mut *cx.b;
-    let dtype = support::dtype(b, x)?;
-    if !support::element(b, x)?.is_float() {
-        bail!("bicubic interpolation needs a floating tensor, got {dtype}");
-    }
+    let (dtype, mut y) = float_input(b, x, "bicubic")?;
     let compute = compute_dtype(dtype);
-    let mut y = support::convert(b, x, compute)?;
     for axis in axes.iter().rev() {
         let (index, weight) = axis.cubic(align_corners);
         let element = element_type(compute)?;

@@ -536,7 +536,17 @@ fn constant_pad_nd(cx: &mut Cx<'_>, args: &Args<'_>) -> OpResult<Vec<Val>> {
     let x = args.tensor("self")?;
     let pad = args.ints("pad")?;
     let value = args.scalar("value")?;
-    let b = &mut *cx.b;
+    one(pad_constant(cx.b, x, &pad, value)?)
+}
+
+/// `x` padded with `value`: `pad` holds (before, after) pairs from the last dimension back,
+/// as torch writes them; negative amounts crop.
+pub(crate) fn pad_constant(
+    b: &mut FunctionBuilder,
+    x: Value,
+    pad: &[i64],
+    value: Scalar,
+) -> OpResult<Value> {
     let shape = support::shape(b, x)?;
     if pad.len() % 2 != 0 || pad.len() / 2 > shape.len() {
         bail!(
@@ -552,12 +562,12 @@ fn constant_pad_nd(cx: &mut Cx<'_>, args: &Args<'_>) -> OpResult<Vec<Val>> {
         high[d] = pair[1];
     }
     if low.iter().chain(&high).all(|&p| p == 0) {
-        return one(x);
+        return Ok(x);
     }
     let dtype = support::dtype(b, x)?;
     let fill = support::splat(b, dtype, &[], value)?;
     let interior = vec![0; shape.len()];
-    one(b.pad(x, fill, &low, &high, &interior)?)
+    Ok(b.pad(x, fill, &low, &high, &interior)?)
 }
 
 fn flip(cx: &mut Cx<'_>, args: &Args<'_>) -> OpResult<Vec<Val>> {
