@@ -48,6 +48,8 @@ fn embedding_bag(cx: &mut Cx<'_>, args: &Args<'_>) -> OpResult<Vec<Val>> {
         None
     };
     let out_shape = cx.out_shape(0)?;
+    let rows = support::shape(cx.b, weight)?[0];
+    cx.check_index(indices, 0, rows)?;
     let b = &mut *cx.b;
     let ishape = support::shape(b, indices)?;
     let [n] = ishape[..] else {

@@ -271,6 +271,7 @@ fn index_put(cx: &mut Cx<'_>, args: &Args<'_>) -> OpResult<Vec<Val>> {
     let indices = args.opt_tensors("indices")?;
     let values = args.tensor("values")?;
     let accumulate = args.bool("accumulate")?;
+    check_indices(cx, x, &indices)?;
     one(put_values(cx.b, x, &indices, values, accumulate)?)
 }
 
