@@ -1143,7 +1143,13 @@ class Inplace(nn.Module):
         e = h.clone().exp_().log_().neg_().abs_().sqrt_().tanh_()
         k = h.clone().masked_fill_(h > 0, 0.25).add_(y.unsqueeze(0), alpha=0.5)
         self.total.add_(h.sum(0)).mul_(0.5)
-        return a, b, c, z, f, g, e, k, self.total * 2, n
+        # Writes through views: `select` + `fill_`, `select` + `mul_`, `slice` + `add_`.
+        w = h.clone()
+        w[:, 0] = 5.0
+        w[1].mul_(2)
+        w[:, 2:4].add_(1)
+        w.view(2, 12)[1, :3].zero_()
+        return a, b, c, z, f, g, e, k, self.total * 2, n, w
 
 
 def case_inplace(gen: torch.Generator) -> Case:

@@ -31,6 +31,8 @@ HERE = Path(__file__).resolve().parent
 OUT = HERE / "opinfo"
 MANIFEST = OUT / "manifest.json"
 SAMPLES = 4
+# Elements a sample may hold (inputs and results, each), to keep testdata/ small.
+MAX_ELEMENTS = 1024
 GROUP = 10
 # Values torch does not define (uninitialised memory) or that depend on a random generator.
 NONDETERMINISTIC = {"empty", "empty_like", "new_empty", "empty_strided", "bernoulli", "normal"}
@@ -94,6 +96,9 @@ def usable(opinfo, sample) -> str | None:
         return f"eager raises {type(e).__name__}"
     if not outs:
         return "no tensor result"
+    inputs = flat((sample.input, sample.args, sample.kwargs))
+    if sum(t.numel() for t in inputs) > MAX_ELEMENTS or sum(t.numel() for t in outs) > MAX_ELEMENTS:
+        return f"more than {MAX_ELEMENTS} elements"
     if any(t.is_complex() or t.dtype == torch.float64 or t.numel() == 0 for t in outs):
         return "complex, float64 or empty result"
     if any(t.is_sparse or t.layout != torch.strided for t in outs):

@@ -216,7 +216,9 @@ impl<'a> Walker<'a> {
             }
             if let Some(schema) = &entry.schema {
                 // In-place ops: later uses of the written tensors see the new values.
-                crate::ops::write_back(schema, node, &writes, &mut env);
+                if let Err(error) = crate::ops::write_back(b, schema, node, &writes, &mut env) {
+                    self.fail(self.node_error(node, error))?;
+                }
             }
         }
         let outputs = graph

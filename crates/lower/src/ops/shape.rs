@@ -620,7 +620,12 @@ fn roll(cx: &mut Cx<'_>, args: &Args<'_>) -> OpResult<Vec<Val>> {
 }
 
 /// Writes `src` into `x` at the static offsets `starts`.
-fn update_at(b: &mut FunctionBuilder, x: Value, src: Value, starts: &[i64]) -> OpResult<Value> {
+pub(crate) fn update_at(
+    b: &mut FunctionBuilder,
+    x: Value,
+    src: Value,
+    starts: &[i64],
+) -> OpResult<Value> {
     let dtype = support::dtype(b, x)?;
     let src = support::convert(b, src, dtype)?;
     let indices = starts
