@@ -1187,7 +1187,13 @@ class ShapeOps(nn.Module):
         ri = torch.repeat_interleave(m[0], 2, dim=0) + torch.repeat_interleave(m[1], torch.tensor([2, 1, 3, 2]), dim=0, output_size=8)
         oh = F.one_hot(idx, num_classes=5)
         nt = m[0].T
-        return (e1, e2, e3, e4, n1, n2, n3, n4, p1, p2, p3, p4, u1, u2, d1, d2, s, ra, bt, acm, gx, gy, gi, gj, ls, ri, oh, nt)
+        sidx = torch.tensor([[0, 1, 0, 3], [2, 2, 1, 0]])
+        sr = [
+            m[0, :2].scatter_reduce(1, sidx, m[1, :2], reduce, include_self=inc)
+            for reduce in ("sum", "prod", "mean", "amax", "amin")
+            for inc in (True, False)
+        ]
+        return (e1, e2, e3, e4, n1, n2, n3, n4, p1, p2, p3, p4, u1, u2, d1, d2, s, ra, bt, acm, gx, gy, gi, gj, ls, ri, oh, nt, *sr)
 
 
 def case_shape_ops(gen: torch.Generator) -> Case:

@@ -287,7 +287,12 @@ fn index_copy(cx: &mut Cx<'_>, args: &Args<'_>) -> OpResult<Vec<Val>> {
 
 /// Full coordinates for an index tensor along `dim`: `[*index.shape, rank]`, the index at
 /// `dim` and the element's own position elsewhere (what `torch.gather`/`scatter` address).
-fn coordinates(b: &mut FunctionBuilder, index: Value, dim: usize, size: i64) -> OpResult<Value> {
+pub(crate) fn coordinates(
+    b: &mut FunctionBuilder,
+    index: Value,
+    dim: usize,
+    size: i64,
+) -> OpResult<Value> {
     let index = wrap_negative(b, index, size)?;
     let ishape = support::shape(b, index)?;
     let r = ishape.len();

@@ -23,6 +23,7 @@ mod pool;
 mod reduction;
 mod resize;
 mod rnn;
+mod scatter_reduce;
 mod sequences;
 mod shape;
 mod sort;
@@ -63,6 +64,7 @@ pub(crate) const FAMILIES: &[&[OpDef]] = &[
     reduction::OPS,
     resize::OPS,
     rnn::OPS,
+    scatter_reduce::OPS,
     sequences::OPS,
     shape::OPS,
     sort::OPS,
