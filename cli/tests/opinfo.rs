@@ -95,7 +95,20 @@ fn opinfo_samples_match_eager() {
             let model = dir.join(group[variant].as_str().unwrap());
             for sample in op["samples"].as_array().unwrap() {
                 tally.total += 1;
-                match run_sample(&runtime, &model, sample.as_array().unwrap(), &expected, tol) {
+                let sample = sample.as_array().unwrap();
+                // A panic is a tpuc bug; it is counted and named, and the others still run.
+                let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                    run_sample(&runtime, &model, sample, &expected, tol)
+                }))
+                .unwrap_or_else(|panic| {
+                    let what = panic
+                        .downcast_ref::<String>()
+                        .map(String::as_str)
+                        .or_else(|| panic.downcast_ref::<&str>().copied())
+                        .unwrap_or("?");
+                    Err(format!("tpuc panicked: {what}"))
+                });
+                match outcome {
                     Ok(()) => tally.passed += 1,
                     Err(why) => {
                         *tally

@@ -296,6 +296,11 @@ pub(crate) fn coordinates(
     let index = wrap_negative(b, index, size)?;
     let ishape = support::shape(b, index)?;
     let r = ishape.len();
+    if r == 0 {
+        return Err(OpError::unsupported(
+            "gathers and scatters of 0-dimensional tensors",
+        ));
+    }
     let mut column = ishape.clone();
     column.push(1);
     let mut parts = Vec::new();
