@@ -206,6 +206,8 @@ pub(super) const OPS: &[OpDef] = &[
     ),
     aten("clamp_min(Tensor self, Scalar min) -> Tensor", clamp),
     aten("clamp_max(Tensor self, Scalar max) -> Tensor", clamp),
+    aten("clamp_min.Tensor(Tensor self, Tensor min) -> Tensor", clamp),
+    aten("clamp_max.Tensor(Tensor self, Tensor max) -> Tensor", clamp),
     aten(
         "hardtanh(Tensor self, Scalar min_val=-1, Scalar max_val=1) -> Tensor",
         hardtanh,
