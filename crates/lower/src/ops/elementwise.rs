@@ -218,6 +218,10 @@ pub(super) const OPS: &[OpDef] = &[
     aten("floor(Tensor self) -> Tensor", floor),
     aten("ceil(Tensor self) -> Tensor", ceil),
     aten("round(Tensor self) -> Tensor", round),
+    aten(
+        "round.decimals(Tensor self, *, int decimals) -> Tensor",
+        round_decimals,
+    ),
     aten("trunc(Tensor self) -> Tensor", trunc),
     aten("exp(Tensor self) -> Tensor", exp),
     aten("expm1(Tensor self) -> Tensor", expm1),
@@ -703,6 +707,29 @@ fn ceil(cx: &mut Cx<'_>, args: &Args<'_>) -> OpResult<Vec<Val>> {
 /// `torch.round` rounds half to even.
 fn round(cx: &mut Cx<'_>, args: &Args<'_>) -> OpResult<Vec<Val>> {
     rounding(cx, args, UnaryOp::RoundNearestEven)
+}
+
+/// `round(x, decimals)` as torch computes it: scaled by `10^|decimals|`, rounded half to
+/// even, scaled back.
+fn round_decimals(cx: &mut Cx<'_>, args: &Args<'_>) -> OpResult<Vec<Val>> {
+    let x = args.tensor("self")?;
+    let decimals = args.int("decimals")?;
+    let b = &mut *cx.b;
+    if !support::element(b, x)?.is_float() {
+        return one(x);
+    }
+    let scale = support::like(
+        b,
+        x,
+        Scalar::Float(10f64.powi(decimals.unsigned_abs() as i32)),
+    )?;
+    let (scaled, back) = if decimals >= 0 {
+        (b.multiply(x, scale)?, BinaryOp::Divide)
+    } else {
+        (b.divide(x, scale)?, BinaryOp::Multiply)
+    };
+    let rounded = b.round_nearest_even(scaled)?;
+    one(support::binary(b, back, rounded, scale)?)
 }
 
 fn trunc_value(b: &mut FunctionBuilder, x: Value) -> OpResult<Value> {

@@ -239,6 +239,10 @@ fn arg_reduce(
     max: bool,
 ) -> OpResult<(Value, Value)> {
     let shape = support::shape(b, x)?;
+    if shape.is_empty() {
+        // A 0-d tensor is its own extremum, at index 0.
+        return Ok((x, support::splat(b, DType::I64, &[], Scalar::Int(0))?));
+    }
     let element = support::element(b, x)?;
     let index_ty = element_type(DType::I64)?;
     let iota = b.iota(support::tensor_type(index_ty, &shape), dim as i64)?;
