@@ -275,7 +275,7 @@ fn with_kept_dim(
     dim: usize,
     keep: bool,
 ) -> OpResult<Value> {
-    if !keep {
+    if !keep || shape.is_empty() {
         return Ok(v);
     }
     let mut to = shape.to_vec();
