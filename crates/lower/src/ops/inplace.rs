@@ -71,10 +71,11 @@ pub(crate) fn write_back(
     env: &mut Env,
 ) -> OpResult<()> {
     let first = schema.args.first();
-    if first.is_some_and(|a| a.alias.is_some() && !a.mutated) && schema.returns_one_tensor {
-        if let Some(output) = node.outputs.first().and_then(Argument::as_tensor_name) {
-            env.view(output, node);
-        }
+    if first.is_some_and(|a| a.alias.is_some() && !a.mutated)
+        && schema.returns_one_tensor
+        && let Some(output) = node.outputs.first().and_then(Argument::as_tensor_name)
+    {
+        env.view(output, node);
     }
     for arg in schema.mutated_args() {
         let Some(target) = node.input(&arg.name).and_then(Argument::as_tensor_name) else {

@@ -82,7 +82,7 @@ fn pad(cx: &mut Cx<'_>, args: &Args<'_>) -> OpResult<Vec<Val>> {
     let pads = args.ints("pad")?;
     let b = &mut *cx.b;
     let shape = support::shape(b, x)?;
-    if pads.len() % 2 != 0 || pads.len() / 2 > shape.len() {
+    if !pads.len().is_multiple_of(2) || pads.len() / 2 > shape.len() {
         bail!(
             "padding {pads:?} does not fit a tensor of rank {}",
             shape.len()

@@ -548,7 +548,7 @@ pub(crate) fn pad_constant(
     value: Scalar,
 ) -> OpResult<Value> {
     let shape = support::shape(b, x)?;
-    if pad.len() % 2 != 0 || pad.len() / 2 > shape.len() {
+    if !pad.len().is_multiple_of(2) || pad.len() / 2 > shape.len() {
         bail!(
             "padding {pad:?} does not fit a tensor of rank {}",
             shape.len()
