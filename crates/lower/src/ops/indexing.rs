@@ -366,19 +366,10 @@ fn scatter_along(cx: &mut Cx<'_>, args: &Args<'_>, accumulate: bool) -> OpResult
         crate::args::Operand::Scalar(value) => support::splat(b, dtype, &ishape, value)?,
     };
     let coords = coordinates(b, index, dim, shape[dim])?;
-    let r = shape.len() as i64;
-    let all: Vec<i64> = (0..r).collect();
-    let dims = ScatterDims {
-        update_window_dims: Vec::new(),
-        inserted_window_dims: all.clone(),
-        scatter_dims_to_operand_dims: all,
-        index_vector_dim: r,
-        ..ScatterDims::default()
-    };
-    let out = b.scatter(&[x], coords, &[updates], dims, false, false, move |b, a| {
-        Ok(vec![if accumulate { b.add(a[0], a[1])? } else { a[1] }])
-    })?;
-    one(out[0])
+    let combine = accumulate.then_some(tpuc_ir::BinaryOp::Add);
+    one(super::scatter_reduce::scatter_with(
+        b, x, coords, updates, combine,
+    )?)
 }
 
 fn scatter(cx: &mut Cx<'_>, args: &Args<'_>) -> OpResult<Vec<Val>> {

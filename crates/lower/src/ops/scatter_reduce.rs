@@ -18,8 +18,9 @@ pub(super) const OPS: &[OpDef] = &[aten(
     scatter_reduce,
 )];
 
-/// Scatters `updates` into `x` at `coords`, combining with `op` (`None` replaces).
-fn scatter_with(
+/// Scatters `updates` into `x` at full coordinates `coords` ([`coordinates`]), combining with
+/// `op` (`None` replaces).
+pub(crate) fn scatter_with(
     b: &mut FunctionBuilder,
     x: Value,
     coords: Value,
