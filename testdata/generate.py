@@ -1106,5 +1106,185 @@ def main() -> int:
     return 0
 
 
+# --------------------------------------------------------------------------------------------
+# Breadth fixtures (issue 10): ops and uses real models need, several per fixture. They sit at
+# the end of the file so that adding them moved no earlier model's stack-trace lines.
+# --------------------------------------------------------------------------------------------
+
+
+class TrainingBatchNorm(nn.BatchNorm1d):
+    """A BatchNorm that stays in training mode inside an eval model: normalises with batch
+    statistics and updates its running statistics (two buffers written by one op)."""
+
+    def train(self, mode: bool = True) -> "TrainingBatchNorm":
+        return super().train(True)
+
+
+class Inplace(nn.Module):
+    """In-place variants of functional ops (kept as `op_` in the TRAINING dialect), on
+    intermediates, a user input and a buffer; ops writing two buffers (BatchNorm in train mode
+    inside an eval model updates running stats)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.fc = nn.Linear(6, 6)
+        self.register_buffer("total", torch.zeros(6))
+        self.bn = TrainingBatchNorm(6)
+
+    def forward(self, x: torch.Tensor, y: torch.Tensor) -> tuple[torch.Tensor, ...]:
+        h = self.fc(x)
+        n = self.bn(h)
+        a = F.silu(h.clone(), inplace=True)
+        b = F.hardswish(h.clone(), inplace=True)
+        c = F.dropout(h.clone(), p=0.5, training=False, inplace=True)
+        z = h.clone().zero_()
+        f = h.clone().fill_(y.sum())
+        g = h.clone().mul_(2.0).sub_(h).clamp_(-0.5, 0.5).sigmoid_()
+        e = h.clone().exp_().log_().neg_().abs_().sqrt_().tanh_()
+        k = h.clone().masked_fill_(h > 0, 0.25).add_(y.unsqueeze(0), alpha=0.5)
+        self.total.add_(h.sum(0)).mul_(0.5)
+        # Writes through views: `select` + `fill_`, `select` + `mul_`, `slice` + `add_`.
+        w = h.clone()
+        w[:, 0] = 5.0
+        w[1].mul_(2)
+        w[:, 2:4].add_(1)
+        w.view(2, 12)[1, :3].zero_()
+        return a, b, c, z, f, g, e, k, self.total * 2, n, w
+
+
+def case_inplace(gen: torch.Generator) -> Case:
+    return Case(Inplace(), [(randn(gen, 4, 6), randn(gen, 6))])
+
+
+class ShapeOps(nn.Module):
+    """einsum, norms, padding modes, unfold/as_strided, diagonal and friends."""
+
+    def forward(self, x: torch.Tensor, m: torch.Tensor, idx: torch.Tensor) -> tuple[torch.Tensor, ...]:
+        e1 = torch.einsum("bij,bjk->bik", x, x.transpose(1, 2))
+        e2 = torch.einsum("bii->bi", m)
+        e3 = torch.einsum("bij,bij->b", x, x)
+        e4 = torch.einsum("ij,k->ijk", m[0], x[0, 0])
+        n1 = torch.linalg.vector_norm(x, dim=-1)
+        n2 = torch.linalg.vector_norm(x, ord=1, dim=(1, 2), keepdim=True).flatten()
+        n3 = torch.linalg.vector_norm(x, ord=float("inf"))
+        n4 = x.norm(p=3, dim=1)
+        img = x.unsqueeze(1)
+        p1 = F.pad(img, (1, 2, 0, 1), mode="reflect")
+        p2 = F.pad(img, (2, 1, 1, 2), mode="replicate")
+        p3 = F.pad(img, (1, 1, 2, 0), mode="circular")
+        p4 = F.pad(x, (1, 0, 0, 2), value=-1.5)
+        u1 = x.unfold(2, 2, 1)
+        u2 = x.unfold(1, 2, 2)
+        d1 = torch.diagonal(m, offset=1, dim1=1, dim2=2)
+        d2 = torch.diagonal(x, dim1=0, dim2=2)
+        s = x.swapaxes(0, 2)
+        ra = m.flatten()[:24].reshape_as(x)
+        bt = torch.broadcast_to(m[0, 0], (2, 4))
+        acm = torch.addcmul(m, m, m.mT, value=0.5) + torch.addcdiv(m, m, m.abs() + 1, value=-2)
+        gx, gy = torch.meshgrid(torch.arange(3.0), m[0, 0], indexing="ij")
+        gi, gj = torch.meshgrid(m[0, 1], torch.arange(2.0), indexing="xy")
+        ls = torch.linspace(-1.0, 2.0, 7) + torch.linspace(0, 1, 7, dtype=torch.float32)
+        ri = torch.repeat_interleave(m[0], 2, dim=0) + torch.repeat_interleave(m[1], torch.tensor([2, 1, 3, 2]), dim=0, output_size=8)
+        oh = F.one_hot(idx, num_classes=5)
+        nt = m[0].T
+        sidx = torch.tensor([[0, 1, 0, 3], [2, 2, 1, 0]])
+        sr = [
+            m[0, :2].scatter_reduce(1, sidx, m[1, :2], reduce, include_self=inc)
+            for reduce in ("sum", "prod", "mean", "amax", "amin")
+            for inc in (True, False)
+        ]
+        return (e1, e2, e3, e4, n1, n2, n3, n4, p1, p2, p3, p4, u1, u2, d1, d2, s, ra, bt, acm, gx, gy, gi, gj, ls, ri, oh, nt, *sr)
+
+
+def case_shape_ops(gen: torch.Generator) -> Case:
+    x = randn(gen, 2, 3, 4)
+    m = randn(gen, 2, 4, 4)
+    idx = torch.tensor([[0, 4, 2], [1, 1, 3]])
+    return Case(ShapeOps(), [(x, m, idx)])
+
+
+class Vision(nn.Module):
+    """Conv padding="same", pooling variants, bicubic upsampling, grid sampling, weight norm,
+    weight standardisation (batch_norm with training=True inside an eval model)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.same = nn.Conv2d(3, 4, (3, 4), padding="same", dilation=(1, 2))
+        self.same_valid = nn.Conv2d(4, 4, 3, padding="valid")
+        self.wn = nn.utils.parametrizations.weight_norm(nn.Linear(5, 3))
+        self.ws = nn.Parameter(torch.randn(4, 3, 3, 3))
+
+    def forward(self, x: torch.Tensor, theta: torch.Tensor) -> tuple[torch.Tensor, ...]:
+        h = self.same(x)
+        v = self.same_valid(h)
+        a1 = F.adaptive_avg_pool2d(h, (3, 4))
+        a2 = F.adaptive_avg_pool3d(h.unsqueeze(1), (2, 3, 5))
+        ap1 = F.avg_pool2d(h, 3, stride=2, padding=1, count_include_pad=False)
+        ap2 = F.avg_pool2d(h, 2, stride=2, ceil_mode=True)
+        ap3 = F.avg_pool2d(h, 3, stride=2, padding=1, divisor_override=4)
+        ap4 = F.avg_pool2d(h, 3, stride=2, padding=1, ceil_mode=True, count_include_pad=False)
+        bic = F.interpolate(x, size=(9, 5), mode="bicubic", align_corners=False)
+        bic2 = F.interpolate(x, scale_factor=1.5, mode="bicubic", align_corners=True)
+        grid = F.affine_grid(theta, [2, 3, 5, 4], align_corners=False)
+        gs1 = F.grid_sample(x, grid, mode="bilinear", padding_mode="zeros", align_corners=False)
+        gs2 = F.grid_sample(x, grid * 1.3, mode="nearest", padding_mode="border", align_corners=True)
+        gs3 = F.grid_sample(x, grid * 1.2, mode="bilinear", padding_mode="reflection", align_corners=False)
+        w = self.ws.flatten(1)
+        w = F.batch_norm(w.unsqueeze(0), None, None, training=True, eps=1e-5).reshape_as(self.ws)
+        st = F.conv2d(x, w, padding=1)
+        wn = self.wn(x.flatten(2)[..., :5])
+        return h, v, a1, a2, ap1, ap2, ap3, ap4, bic, bic2, grid, gs1, gs2, gs3, st, wn
+
+
+def case_vision(gen: torch.Generator) -> Case:
+    theta = torch.tensor([[[0.9, -0.2, 0.1], [0.3, 1.1, -0.2]], [[1.2, 0.0, 0.0], [0.1, 0.8, 0.3]]])
+    return Case(Vision(), [(randn(gen, 2, 3, 7, 6), theta)])
+
+
+class Sequence(nn.Module):
+    """LSTM and GRU (multi-layer, batch_first, bidirectional), embedding_bag modes, multi-query
+    attention, masked_fill with a mask broadcast larger than the input, boolean index_put."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.lstm = nn.LSTM(4, 5, num_layers=2, batch_first=True, bidirectional=True)
+        self.gru = nn.GRU(4, 3, num_layers=2)
+        self.bag_sum = nn.EmbeddingBag(10, 4, mode="sum", padding_idx=0)
+        self.bag_mean = nn.EmbeddingBag(10, 4, mode="mean")
+        self.bag_max = nn.EmbeddingBag(10, 4, mode="max")
+
+    def forward(self, x: torch.Tensor, tokens: torch.Tensor, offsets: torch.Tensor, w: torch.Tensor) -> tuple[torch.Tensor, ...]:
+        out, (h, c) = self.lstm(x)
+        g, gh = self.gru(x.transpose(0, 1))
+        s = self.bag_sum(tokens, offsets, per_sample_weights=w)
+        m = self.bag_mean(tokens, offsets)
+        mx = self.bag_max(tokens.view(2, 4))
+        q = x.view(2, 6, 2, 2).transpose(1, 2)
+        kv = x[:, :, :2].unsqueeze(1)
+        att = F.scaled_dot_product_attention(q, kv, kv, enable_gqa=True)
+        mask = (x[0, :, :1] > 0)
+        mf = x[0, :, 0].masked_fill(mask, -1.0)
+        bi = x.clone()
+        bi[x > 0.5] = 0.0
+        torch._assert_async(x.abs().sum() >= 0, "non-negative")
+        return out, h, c, g, gh, s, m, mx, att, mf, bi
+
+
+def case_sequence(gen: torch.Generator) -> Case:
+    tokens = torch.tensor([1, 0, 3, 9, 4, 4, 0, 7])
+    offsets = torch.tensor([0, 3, 3, 5])
+    return Case(Sequence(), [(randn(gen, 2, 6, 4), tokens, offsets, randn(gen, 8))])
+
+
+CASES.update(
+    {
+        "inplace": case_inplace,
+        "shape_ops": case_shape_ops,
+        "vision": case_vision,
+        "sequence": case_sequence,
+    }
+)
+
+
 if __name__ == "__main__":
     sys.exit(main())

@@ -240,6 +240,20 @@ fn short_duration(seconds: f64) -> String {
     }
 }
 
+/// The platform whose kernels a compile for `targets` uses: `tpu` or `cpu` when all targets
+/// are of one kind, `None` when they mix.
+pub fn kernel_platform(targets: &[Target]) -> Option<&'static str> {
+    let tpu = targets
+        .iter()
+        .filter(|t| matches!(t, Target::Tpu { .. }))
+        .count();
+    match tpu {
+        0 => Some("cpu"),
+        n if n == targets.len() => Some("tpu"),
+        _ => None,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -278,19 +292,5 @@ mod tests {
         assert_eq!(short_duration(0.0012), "1.2 ms");
         assert_eq!(short_duration(3.4), "3.40 s");
         assert_eq!(signed_size(-1), "-1 B");
-    }
-}
-
-/// The platform whose kernels a compile for `targets` uses: `tpu` or `cpu` when all targets
-/// are of one kind, `None` when they mix.
-pub fn kernel_platform(targets: &[Target]) -> Option<&'static str> {
-    let tpu = targets
-        .iter()
-        .filter(|t| matches!(t, Target::Tpu { .. }))
-        .count();
-    match tpu {
-        0 => Some("cpu"),
-        n if n == targets.len() => Some("tpu"),
-        _ => None,
     }
 }

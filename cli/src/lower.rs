@@ -60,6 +60,10 @@ pub struct LoweringArgs {
     /// collectives), when the graph does not record it.
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
     world_size: Option<u32>,
+    /// Compile checks in: every index of a gather, embedding or indexing op against its
+    /// bounds; a run reports the first failing node and its source line and exits non-zero.
+    #[arg(long)]
+    debug: bool,
     #[command(flatten)]
     pub passes: PassArgs,
     #[command(flatten)]
@@ -103,6 +107,8 @@ impl LoweringArgs {
                 .options(tpuc_passes::DEFAULT_PIPELINE, platform)?,
             world_size: self.world_size,
             sharding: self.sharding.request()?,
+            debug: self.debug,
+            outputs: None,
         })
     }
 }

@@ -756,6 +756,9 @@ pub fn module_record(lowered: &tpuc_lower::Lowered) -> ModuleRecord {
                 result.dtype,
                 &result.shape,
             ),
+            ResultSource::IndexCheck { node, .. } => {
+                binding("index_check", Some(node), None, result.dtype, &result.shape)
+            }
         })
         .collect();
     let mut signature = Signature {

@@ -56,6 +56,25 @@ pub enum DriverError {
     #[diagnostic(transparent)]
     InputMismatch(Box<InputMismatch>),
 
+    /// `--debug`: a node indexed outside a tensor (compiled code would have clamped it).
+    #[error("index {value} is out of range [{low}, {high}) in node `{node}` (`{target}`){at}")]
+    #[diagnostic(
+        code(tpuc::debug::index_out_of_range),
+        help(
+            "{count} index value(s) of this node are out of range; PyTorch raises here. Check the inputs that feed it (e.g. token ids against the vocabulary size)"
+        )
+    )]
+    IndexOutOfRange {
+        node: String,
+        target: String,
+        /// ` at file:line: code`, or empty.
+        at: String,
+        value: i64,
+        count: i64,
+        low: i64,
+        high: i64,
+    },
+
     /// A value the driver cannot represent or pass on.
     #[error("{0}")]
     #[diagnostic(code(tpuc::unsupported))]

@@ -12,6 +12,7 @@
 
 mod compare;
 pub mod compile;
+mod debug;
 mod emit;
 mod error;
 mod files;

@@ -31,6 +31,19 @@ impl<'a> Args<'a> {
         Self { node, schema, env }
     }
 
+    /// The same graph values read through another node and signature (an in-place op's
+    /// arguments by its functional op's names).
+    pub fn with_node<'b>(&self, node: &'b Node, schema: &'b OpSchema) -> Args<'b>
+    where
+        'a: 'b,
+    {
+        Args {
+            node,
+            schema: Some(schema),
+            env: self.env,
+        }
+    }
+
     /// Checks the node against the signature: every argument known, every required one given.
     pub fn check(&self) -> OpResult<()> {
         let Some(schema) = self.schema else {

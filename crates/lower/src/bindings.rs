@@ -24,9 +24,25 @@ pub struct ArgumentBinding {
 /// What one `main` result is.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum ResultSource {
-    UserOutput { index: usize },
-    BufferMutation { fqn: String },
-    UserInputMutation { name: String },
+    UserOutput {
+        index: usize,
+    },
+    BufferMutation {
+        fqn: String,
+    },
+    UserInputMutation {
+        name: String,
+    },
+    /// `--debug`: `[count, value]` (int64) — how many indices of node `node` fall outside
+    /// `[low, high)`, and one of them.
+    IndexCheck {
+        node: String,
+        target: String,
+        /// `file:line: code` of the user's line, when the node records it.
+        source_line: Option<String>,
+        low: i64,
+        high: i64,
+    },
 }
 
 /// One `main` result.

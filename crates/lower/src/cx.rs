@@ -17,11 +17,37 @@ pub(crate) struct Cx<'a> {
     pub(crate) graph: &'a Graph,
     pub(crate) used: &'a HashSet<String>,
     pub(crate) walker: &'a Walker<'a>,
+    /// New values of written arguments that are not among the results, by argument name.
+    pub(crate) writes: Vec<(String, tpuc_ir::Value)>,
 }
 
 impl Cx<'_> {
     pub fn symbols(&self) -> &Symbols {
         self.walker.symbols
+    }
+
+    /// Records the new value of argument `name`, which the op writes in place without returning
+    /// it (`_native_batch_norm_legit`'s running statistics).
+    pub fn write(&mut self, name: &str, value: tpuc_ir::Value) {
+        self.writes.push((name.to_owned(), value));
+    }
+
+    /// `--debug`: checks that every element of `index` lies in `[low, high)`; the run reports
+    /// this node when one does not. Nothing without `--debug`.
+    pub fn check_index(&mut self, index: tpuc_ir::Value, low: i64, high: i64) -> OpResult<()> {
+        let Some(checks) = &self.walker.checks else {
+            return Ok(());
+        };
+        let value = crate::ops::index_check(self.b, index, low, high)?;
+        let source = crate::ResultSource::IndexCheck {
+            node: crate::lowering::node_name(self.node),
+            target: self.node.target.clone(),
+            source_line: crate::lowering::source_line(self.node).map(|s| s.to_string()),
+            low,
+            high,
+        };
+        checks.borrow_mut().push((source, value));
+        Ok(())
     }
 
     /// The number of ranks a program with collectives runs on.

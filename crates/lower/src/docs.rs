@@ -8,7 +8,8 @@ pub fn ops_markdown() -> String {
         "# Supported ops\n\n\
          Generated from tpuc-lower's op registry; do not edit. Regenerate with\n\
          `UPDATE_OPS_DOC=1 cargo test -p tpuc-lower --test ops_doc`.\n\n\
-         Arguments torch.export does not serialize take the defaults of these signatures.\n\n\
+         Arguments torch.export does not serialize take the defaults of these signatures.\n\
+         How torch's own OpInfo samples fare, op by op: [opinfo.md](opinfo.md).\n\n\
          | target | signature |\n|---|---|\n",
     );
     for (target, entry) in Registry::get().entries() {
@@ -18,5 +19,18 @@ pub fn ops_markdown() -> String {
             .unwrap_or_else(|| "positional arguments".to_owned());
         out.push_str(&format!("| `{target}` | {signature} |\n"));
     }
+    out.push_str(
+        "\n## In-place variants\n\n\
+         Derived from the functional ops above, not listed by hand: `op_` takes `op`'s arguments,\n\
+         writes the result into its first argument (cast to that argument's dtype) and returns it,\n\
+         as `Tensor(a!) self -> Tensor(a!)` says. Later uses of the written tensor, and buffer and\n\
+         user-input mutations, see the new value.\n\n",
+    );
+    let names: Vec<String> = Registry::get()
+        .in_place_targets()
+        .map(|t| format!("`{t}`"))
+        .collect();
+    out.push_str(&names.join(", "));
+    out.push('\n');
     out
 }

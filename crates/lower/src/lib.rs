@@ -13,8 +13,11 @@
 //! table of its family in `ops/` (a new family module also goes into `ops::FAMILIES`). The
 //! lowering reads arguments by schema name through `Args` (defaults filled in), builds with
 //! `cx.b` and the `support` helpers (which skip identity reshapes, converts, transposes and
-//! broadcasts), and returns one `Val` per node output. In-place overloads (`Tensor(a!)`) reuse
-//! the functional lowering: the walker rebinds the written tensor. Every result is checked
+//! broadcasts), and returns one `Val` per node output. In-place variants (`op_`) need no entry:
+//! the registry derives them from the functional signature (`OpSchema::in_place`) and casts
+//! the functional result back to the written tensor. After any op, each written argument
+//! (`Tensor(a!)`) is rebound to the result in its alias set, or to the value the lowering
+//! reported with `Cx::write` (running statistics), and so is the tensor it aliases. Every result is checked
 //! against the shape and dtype torch recorded. Add a case to `ops/tests.rs` (run on XLA:CPU)
 //! and regenerate `docs/ops.md` with `UPDATE_OPS_DOC=1 cargo test -p tpuc-lower --test ops_doc`.
 
@@ -31,6 +34,7 @@ mod promote;
 mod registry;
 mod schema;
 mod sharding;
+mod slice;
 mod specialize;
 mod support;
 mod world;
@@ -61,6 +65,11 @@ pub struct LowerOptions {
     pub world_size: Option<u32>,
     /// A sharding plan applied after the passes (`--shard`, `--mesh`; docs/sharding.md).
     pub sharding: Option<tpuc_shard::ShardRequest>,
+    /// Compile checks in (`--debug`): every index of a gather, scatter, embedding or indexing
+    /// op against its bounds, reported as [`ResultSource::IndexCheck`] results after the others.
+    pub debug: bool,
+    /// Lower only these user outputs (positions) and the nodes they need; `None` for all.
+    pub outputs: Option<Vec<usize>>,
 }
 
 /// A lowered program: the module and how `main`'s arguments and results map to the program.

@@ -29,9 +29,11 @@ pub(crate) struct Walker<'a> {
     errors: RefCell<Vec<LowerError>>,
     /// The number of ranks of a program with collectives.
     pub(crate) world: Option<u32>,
+    /// `--debug`: index checks of the nodes lowered so far.
+    pub(crate) checks: Option<RefCell<Vec<(ResultSource, Value)>>>,
 }
 
-fn source_line(node: &Node) -> Option<Box<SourceLine>> {
+pub(crate) fn source_line(node: &Node) -> Option<Box<SourceLine>> {
     node.user_frame().map(|frame| {
         Box::new(SourceLine {
             file: frame.file.to_owned(),
@@ -41,7 +43,7 @@ fn source_line(node: &Node) -> Option<Box<SourceLine>> {
     })
 }
 
-fn node_name(node: &Node) -> String {
+pub(crate) fn node_name(node: &Node) -> String {
     node.display_name().unwrap_or("?").to_owned()
 }
 
@@ -101,6 +103,7 @@ impl<'a> Walker<'a> {
             keep_going,
             errors: RefCell::new(Vec::new()),
             world: None,
+            checks: None,
         }
     }
 
@@ -185,7 +188,7 @@ impl<'a> Walker<'a> {
                 self.poison(b, graph, node, &mut env)?;
                 continue;
             };
-            let result = {
+            let (result, writes) = {
                 let args = Args::new(node, entry.schema.as_ref(), &env);
                 let mut cx = Cx {
                     b,
@@ -193,8 +196,10 @@ impl<'a> Walker<'a> {
                     graph,
                     used: &used,
                     walker: self,
+                    writes: Vec::new(),
                 };
-                args.check().and_then(|()| (entry.lower)(&mut cx, &args))
+                let result = args.check().and_then(|()| entry.run(&mut cx, &args));
+                (result, cx.writes)
             };
             let outputs = match result {
                 Ok(outputs) => outputs,
@@ -210,18 +215,9 @@ impl<'a> Walker<'a> {
                 continue;
             }
             if let Some(schema) = &entry.schema {
-                // In-place ops: later uses of the written tensor see the new value.
-                for arg in schema.mutated_args() {
-                    if let (Some(written), Some(Val::Tensor(new))) = (
-                        node.input(&arg.name).and_then(Argument::as_tensor_name),
-                        node.outputs
-                            .first()
-                            .and_then(|o| o.as_tensor_name())
-                            .and_then(|n| env.get(n))
-                            .cloned(),
-                    ) {
-                        env.bind(written, Val::Tensor(new));
-                    }
+                // In-place ops: later uses of the written tensors see the new values.
+                if let Err(error) = crate::ops::write_back(b, schema, node, &writes, &mut env) {
+                    self.fail(self.node_error(node, error))?;
                 }
             }
         }
@@ -425,8 +421,18 @@ fn tensor_type_of(
 
 pub(crate) fn lower(archive: &Archive, options: &LowerOptions) -> Result<Lowered, LowerError> {
     let symbols = specialize(archive, options)?;
-    let graph = archive.graph();
-    let signature = archive.signature();
+    let sliced = match &options.outputs {
+        Some(keep) => Some(crate::slice::keep_outputs(
+            archive.graph(),
+            archive.signature(),
+            keep,
+        )?),
+        None => None,
+    };
+    let (graph, signature) = match &sliced {
+        Some((graph, signature)) => (graph, signature),
+        None => (archive.graph(), archive.signature()),
+    };
     if signature.input_specs.len() != graph.inputs.len() {
         return Err(program_error(format!(
             "the signature has {} inputs, the graph {}",
@@ -560,8 +566,10 @@ pub(crate) fn lower(archive: &Archive, options: &LowerOptions) -> Result<Lowered
     let world = crate::world::world_size(graph, options.world_size)?;
     let mut walker = Walker::new(&symbols, options.keep_going);
     walker.world = world;
+    walker.checks = options.debug.then(RefCell::default);
     let initial = inputs.clone();
     let outputs = walker.lower_graph_env(&mut b, graph, inputs);
+    let checks = walker.checks.take().map(RefCell::into_inner);
     let mut errors = walker.errors.into_inner();
     let (outputs, env) = match outputs {
         Ok(done) if errors.is_empty() => done,
@@ -655,6 +663,14 @@ pub(crate) fn lower(archive: &Archive, options: &LowerOptions) -> Result<Lowered
             source,
             dtype: dtype_of(ty.element).map_err(|e| program_error(e.message))?,
             shape: support::dims_of(ty),
+        });
+        values.push(value);
+    }
+    for (source, value) in checks.into_iter().flatten() {
+        results.push(ResultBinding {
+            source,
+            dtype: DType::I64,
+            shape: vec![2],
         });
         values.push(value);
     }

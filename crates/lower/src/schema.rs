@@ -33,6 +33,8 @@ pub(crate) struct ArgSchema {
     pub optional: bool,
     /// Written by the op (`Tensor(a!)`).
     pub mutated: bool,
+    /// The alias set of the annotation (`a` in `Tensor(a!)` and `Tensor(a)`).
+    pub alias: Option<String>,
     pub keyword_only: bool,
     /// The default, as the argument torch would have serialized.
     pub default: Option<Argument>,
@@ -47,6 +49,11 @@ pub(crate) struct OpSchema {
     pub overload: String,
     pub args: Vec<ArgSchema>,
     pub returns: usize,
+    /// The alias set each result is written into (`-> (Tensor(a!) values, Tensor(b!) indices)`),
+    /// `None` for fresh results.
+    pub return_aliases: Vec<Option<String>>,
+    /// Whether the op returns exactly one tensor (not a list).
+    pub returns_one_tensor: bool,
 }
 
 impl OpSchema {
@@ -62,6 +69,49 @@ impl OpSchema {
     /// Arguments the op writes in place.
     pub fn mutated_args(&self) -> impl Iterator<Item = &ArgSchema> {
         self.args.iter().filter(|a| a.mutated)
+    }
+
+    /// The result that holds the new value of mutated argument `arg`: the one in its alias set.
+    pub fn result_of(&self, arg: &ArgSchema) -> Option<usize> {
+        let set = arg.alias.as_ref()?;
+        self.return_aliases
+            .iter()
+            .position(|r| r.as_ref() == Some(set))
+    }
+
+    /// The signature of the in-place variant torch pairs with this functional op (`silu` →
+    /// `silu_(Tensor(a!) self) -> Tensor(a!)`): same overload and arguments, the first one written
+    /// in place and returned. `None` for ops without one: those that already write, return
+    /// several results or do not start with a tensor, and operators (`__and__` pairs with
+    /// `__iand__`).
+    pub fn in_place(&self) -> Option<OpSchema> {
+        let first = self.args.first()?;
+        let functional = self.mutated_args().next().is_none()
+            && self.returns_one_tensor
+            && self.return_aliases == [None]
+            && !self.name.ends_with('_')
+            && !self.name.starts_with("__")
+            && first.ty == BaseType::Tensor
+            && first.list.is_none()
+            && !first.optional;
+        if !functional {
+            return None;
+        }
+        let mut args = self.args.clone();
+        args[0] = ArgSchema {
+            name: "self".to_owned(),
+            mutated: true,
+            alias: Some("a".to_owned()),
+            ..first.clone()
+        };
+        Some(OpSchema {
+            name: format!("{}_", self.name),
+            overload: self.overload.clone(),
+            args,
+            returns: 1,
+            return_aliases: vec![Some("a".to_owned())],
+            returns_one_tensor: true,
+        })
     }
 
     /// Parses a signature; the error says what is wrong with it.
@@ -92,20 +142,31 @@ impl OpSchema {
             args.push(parse_arg(part, keyword_only).map_err(|e| format!("`{text}`: {e}"))?);
         }
         let returns = returns.trim();
-        let returns = if returns == "()" {
-            0
-        } else if let Some(tuple) = returns.strip_prefix('(') {
-            split_top_level(tuple.trim_end_matches(')')).len()
+        let results: Vec<&str> = if returns == "()" {
+            Vec::new()
+        } else if let Some(tuple) = returns.strip_prefix('(').and_then(|t| t.strip_suffix(')')) {
+            split_top_level(tuple)
         } else {
-            1
+            vec![returns]
         };
+        let returns_one_tensor = matches!(results.as_slice(), [one] if one.trim().starts_with("Tensor") && !one.contains("[]"));
+        let return_aliases = results.iter().map(|r| written_alias(r.trim())).collect();
         Ok(OpSchema {
             name: name.to_owned(),
             overload: overload.to_owned(),
             args,
-            returns,
+            returns: results.len(),
+            return_aliases,
+            returns_one_tensor,
         })
     }
+}
+
+/// The alias set of a written annotation: `a` for `Tensor(a!)`.
+fn written_alias(ty: &str) -> Option<String> {
+    let annotation = ty.split_once('(')?.1.split_once(')')?.0;
+    let set = annotation.strip_suffix('!')?;
+    Some(set.trim().to_owned())
 }
 
 /// Splits on commas outside brackets and parentheses.
@@ -143,11 +204,15 @@ fn parse_arg(text: &str, keyword_only: bool) -> Result<ArgSchema, String> {
     let base = &rest[..base_end];
     rest = &rest[base_end..];
     let mut mutated = false;
+    let mut alias = None;
     if let Some(annotation) = rest.strip_prefix('(') {
         let close = annotation
             .find(')')
             .ok_or_else(|| format!("argument `{text}`: unclosed alias annotation"))?;
-        mutated = annotation[..close].contains('!');
+        let inner = &annotation[..close];
+        mutated = inner.contains('!');
+        let set = inner.split(['!', ' ']).next().unwrap_or_default();
+        alias = (!set.is_empty()).then(|| set.to_owned());
         rest = &annotation[close + 1..];
     }
     let mut list = None;
@@ -199,6 +264,7 @@ fn parse_arg(text: &str, keyword_only: bool) -> Result<ArgSchema, String> {
         list,
         optional,
         mutated,
+        alias,
         keyword_only,
         default,
     })
@@ -283,6 +349,7 @@ mod tests {
         assert_eq!(s.args.len(), 3);
         assert!(s.args[0].mutated);
         assert!(!s.args[1].mutated);
+        assert_eq!(s.result_of(&s.args[0]), Some(0));
         assert!(s.args[2].keyword_only);
         assert_eq!(s.args[2].default, Some(Argument::AsInt(1)));
 
@@ -324,6 +391,53 @@ mod tests {
         )
         .unwrap();
         assert!(!s.args[0].mutated);
+
+        // Several written arguments, each matched to its result by alias set.
+        let s = OpSchema::parse(
+            "max.dim_max(Tensor self, int dim, bool keepdim=False, *, Tensor(a!) max, Tensor(b!) max_values) -> (Tensor(a!) values, Tensor(b!) indices)",
+        )
+        .unwrap();
+        assert_eq!(s.result_of(s.arg("max").unwrap()), Some(0));
+        assert_eq!(s.result_of(s.arg("max_values").unwrap()), Some(1));
+        assert_eq!(s.result_of(s.arg("self").unwrap()), None);
+        // Written but not returned: the lowering reports the new value itself.
+        let s = OpSchema::parse(
+            "_native_batch_norm_legit(Tensor input, Tensor? weight, Tensor? bias, Tensor(a!) running_mean, Tensor(b!) running_var, bool training, float momentum, float eps) -> (Tensor, Tensor, Tensor)",
+        )
+        .unwrap();
+        let written: Vec<&str> = s.mutated_args().map(|a| a.name.as_str()).collect();
+        assert_eq!(written, ["running_mean", "running_var"]);
+        assert_eq!(s.result_of(s.arg("running_var").unwrap()), None);
+    }
+
+    #[test]
+    fn in_place_variants_write_their_first_argument() {
+        let clamp =
+            OpSchema::parse("clamp(Tensor self, Scalar? min=None, Scalar? max=None) -> Tensor")
+                .unwrap()
+                .in_place()
+                .unwrap();
+        assert_eq!(clamp.target(), "torch.ops.aten.clamp_.default");
+        assert!(clamp.args[0].mutated);
+        assert_eq!(clamp.result_of(&clamp.args[0]), Some(0));
+        assert_eq!(
+            clamp.arg("max").unwrap().default,
+            Some(Argument::AsNone(true.into()))
+        );
+        let dropout = OpSchema::parse("dropout(Tensor input, float p, bool train) -> Tensor")
+            .unwrap()
+            .in_place()
+            .unwrap();
+        assert_eq!(dropout.args[0].name, "self");
+        for none in [
+            "add_.Tensor(Tensor(a!) self, Tensor other, *, Scalar alpha=1) -> Tensor(a!)",
+            "cat(Tensor[] tensors, int dim=0) -> Tensor",
+            "split.Tensor(Tensor(a -> *) self, SymInt split_size, int dim=0) -> Tensor(a)[]",
+            "__and__.Tensor(Tensor self, Tensor other) -> Tensor",
+            "sort(Tensor self, int dim=-1, bool descending=False) -> (Tensor values, Tensor indices)",
+        ] {
+            assert_eq!(OpSchema::parse(none).unwrap().in_place(), None, "{none}");
+        }
     }
 
     #[test]

@@ -30,6 +30,9 @@ pub(crate) fn apply(
             ResultSource::UserOutput { index } => ResultRole::Output { index: *index },
             ResultSource::BufferMutation { fqn } => ResultRole::Mutation { name: fqn.clone() },
             ResultSource::UserInputMutation { name } => ResultRole::Mutation { name: name.clone() },
+            ResultSource::IndexCheck { node, .. } => ResultRole::Mutation {
+                name: format!("index check of {node}"),
+            },
         })
         .collect();
     Ok(tpuc_shard::apply(module, &arguments, &results, request)?)

@@ -134,6 +134,14 @@ fixtures! {
     control_core => "control.core.pt2",
     coverage => "coverage.pt2",
     coverage_core => "coverage.core.pt2",
+    inplace => "inplace.pt2",
+    inplace_core => "inplace.core.pt2",
+    shape_ops => "shape_ops.pt2",
+    shape_ops_core => "shape_ops.core.pt2",
+    vision => "vision.pt2",
+    vision_core => "vision.core.pt2",
+    sequence => "sequence.pt2",
+    sequence_core => "sequence.core.pt2",
 }
 
 #[test]

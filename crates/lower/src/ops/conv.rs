@@ -24,6 +24,18 @@ pub(super) const OPS: &[OpDef] = &[
         convolution,
     ),
     aten(
+        "conv1d.padding(Tensor input, Tensor weight, Tensor? bias=None, SymInt[1] stride=1, str padding=\"valid\", SymInt[1] dilation=1, SymInt groups=1) -> Tensor",
+        convolution,
+    ),
+    aten(
+        "conv2d.padding(Tensor input, Tensor weight, Tensor? bias=None, SymInt[2] stride=1, str padding=\"valid\", SymInt[2] dilation=1, SymInt groups=1) -> Tensor",
+        convolution,
+    ),
+    aten(
+        "conv3d.padding(Tensor input, Tensor weight, Tensor? bias=None, SymInt[3] stride=1, str padding=\"valid\", SymInt[3] dilation=1, SymInt groups=1) -> Tensor",
+        convolution,
+    ),
+    aten(
         "conv3d(Tensor input, Tensor weight, Tensor? bias=None, SymInt[3] stride=1, SymInt[3] padding=0, SymInt[3] dilation=1, SymInt groups=1) -> Tensor",
         convolution,
     ),
@@ -59,14 +71,25 @@ struct Window {
     padding: Vec<i64>,
     dilation: Vec<i64>,
     groups: i64,
+    /// `padding="same"`: the output keeps the input's spatial size.
+    same: bool,
 }
 
 fn window(args: &Args<'_>, spatial: usize) -> OpResult<Window> {
+    let (padding, same) = match args.raw("padding")? {
+        tpuc_pt2::schema::Argument::AsString(mode) => match mode.as_str() {
+            "valid" => (vec![0; spatial], false),
+            "same" => (vec![0; spatial], true),
+            other => bail!("convolution padding `{other}` is not `valid` or `same`"),
+        },
+        _ => (per_dim(args.ints("padding")?, spatial, "padding")?, false),
+    };
     Ok(Window {
         stride: per_dim(args.ints("stride")?, spatial, "stride")?,
-        padding: per_dim(args.ints("padding")?, spatial, "padding")?,
+        padding,
         dilation: per_dim(args.ints("dilation")?, spatial, "dilation")?,
         groups: args.int("groups")?,
+        same,
     })
 }
 
@@ -99,7 +122,16 @@ fn convolution(cx: &mut Cx<'_>, args: &Args<'_>) -> OpResult<Vec<Val>> {
     if window.stride.iter().any(|&s| s != 1) {
         attrs.window_strides = window.stride;
     }
-    if window.padding.iter().any(|&p| p != 0) {
+    if window.same {
+        // torch pads `dilation * (k - 1)` in total, the odd element on the high side.
+        let kernel = support::shape(b, w)?;
+        attrs.padding = (0..spatial)
+            .map(|i| {
+                let total = window.dilation[i] * (kernel[2 + i] - 1);
+                (total / 2, total - total / 2)
+            })
+            .collect();
+    } else if window.padding.iter().any(|&p| p != 0) {
         attrs.padding = window.padding.iter().map(|&p| (p, p)).collect();
     }
     if window.dilation.iter().any(|&d| d != 1) {

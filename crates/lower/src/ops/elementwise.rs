@@ -26,23 +26,11 @@ pub(super) const OPS: &[OpDef] = &[
         add,
     ),
     aten(
-        "add_.Tensor(Tensor(a!) self, Tensor other, *, Scalar alpha=1) -> Tensor(a!)",
-        add,
-    ),
-    aten(
-        "add_.Scalar(Tensor(a!) self, Scalar other, Scalar alpha=1) -> Tensor(a!)",
-        add,
-    ),
-    aten(
         "sub.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor",
         sub,
     ),
     aten(
         "sub.Scalar(Tensor self, Scalar other, Scalar alpha=1) -> Tensor",
-        sub,
-    ),
-    aten(
-        "sub_.Tensor(Tensor(a!) self, Tensor other, *, Scalar alpha=1) -> Tensor(a!)",
         sub,
     ),
     aten(
@@ -55,20 +43,8 @@ pub(super) const OPS: &[OpDef] = &[
     ),
     aten("mul.Tensor(Tensor self, Tensor other) -> Tensor", mul),
     aten("mul.Scalar(Tensor self, Scalar other) -> Tensor", mul),
-    aten(
-        "mul_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)",
-        mul,
-    ),
-    aten(
-        "mul_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)",
-        mul,
-    ),
     aten("div.Tensor(Tensor self, Tensor other) -> Tensor", div),
     aten("div.Scalar(Tensor self, Scalar other) -> Tensor", div),
-    aten(
-        "div_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)",
-        div,
-    ),
     aten(
         "div.Tensor_mode(Tensor self, Tensor other, *, str? rounding_mode) -> Tensor",
         div,
@@ -230,6 +206,8 @@ pub(super) const OPS: &[OpDef] = &[
     ),
     aten("clamp_min(Tensor self, Scalar min) -> Tensor", clamp),
     aten("clamp_max(Tensor self, Scalar max) -> Tensor", clamp),
+    aten("clamp_min.Tensor(Tensor self, Tensor min) -> Tensor", clamp),
+    aten("clamp_max.Tensor(Tensor self, Tensor max) -> Tensor", clamp),
     aten(
         "hardtanh(Tensor self, Scalar min_val=-1, Scalar max_val=1) -> Tensor",
         hardtanh,
@@ -240,6 +218,10 @@ pub(super) const OPS: &[OpDef] = &[
     aten("floor(Tensor self) -> Tensor", floor),
     aten("ceil(Tensor self) -> Tensor", ceil),
     aten("round(Tensor self) -> Tensor", round),
+    aten(
+        "round.decimals(Tensor self, *, int decimals) -> Tensor",
+        round_decimals,
+    ),
     aten("trunc(Tensor self) -> Tensor", trunc),
     aten("exp(Tensor self) -> Tensor", exp),
     aten("expm1(Tensor self) -> Tensor", expm1),
@@ -255,7 +237,6 @@ pub(super) const OPS: &[OpDef] = &[
     aten("sigmoid(Tensor self) -> Tensor", sigmoid),
     aten("erf(Tensor self) -> Tensor", erf),
     aten("relu(Tensor self) -> Tensor", relu),
-    aten("relu_(Tensor(a!) self) -> Tensor(a!)", relu),
     aten(
         "gelu(Tensor self, *, str approximate='none') -> Tensor",
         gelu,
@@ -292,14 +273,6 @@ pub(super) const OPS: &[OpDef] = &[
     ),
     aten(
         "masked_fill.Tensor(Tensor self, Tensor mask, Tensor value) -> Tensor",
-        masked_fill,
-    ),
-    aten(
-        "masked_fill_.Scalar(Tensor(a!) self, Tensor mask, Scalar value) -> Tensor(a!)",
-        masked_fill,
-    ),
-    aten(
-        "masked_fill_.Tensor(Tensor(a!) self, Tensor mask, Tensor value) -> Tensor(a!)",
         masked_fill,
     ),
 ];
@@ -736,6 +709,29 @@ fn round(cx: &mut Cx<'_>, args: &Args<'_>) -> OpResult<Vec<Val>> {
     rounding(cx, args, UnaryOp::RoundNearestEven)
 }
 
+/// `round(x, decimals)` as torch computes it: scaled by `10^|decimals|`, rounded half to
+/// even, scaled back.
+fn round_decimals(cx: &mut Cx<'_>, args: &Args<'_>) -> OpResult<Vec<Val>> {
+    let x = args.tensor("self")?;
+    let decimals = args.int("decimals")?;
+    let b = &mut *cx.b;
+    if !support::element(b, x)?.is_float() {
+        return one(x);
+    }
+    let scale = support::like(
+        b,
+        x,
+        Scalar::Float(10f64.powi(decimals.unsigned_abs() as i32)),
+    )?;
+    let (scaled, back) = if decimals >= 0 {
+        (b.multiply(x, scale)?, BinaryOp::Divide)
+    } else {
+        (b.divide(x, scale)?, BinaryOp::Multiply)
+    };
+    let rounded = b.round_nearest_even(scaled)?;
+    one(support::binary(b, back, rounded, scale)?)
+}
+
 fn trunc_value(b: &mut FunctionBuilder, x: Value) -> OpResult<Value> {
     let zero = support::like(b, x, Scalar::Int(0))?;
     let negative = b.compare(ComparisonDirection::Lt, x, zero)?;
@@ -1054,7 +1050,9 @@ fn masked_fill(cx: &mut Cx<'_>, args: &Args<'_>) -> OpResult<Vec<Val>> {
     let mask = args.tensor("mask")?;
     let value = args.operand("value")?;
     let dtype = support::dtype(cx.b, x)?;
-    let shape = support::shape(cx.b, x)?;
+    // The mask may broadcast the input to a larger shape (torch allows it out of place).
+    let shape = support::broadcast_shapes(&support::shape(cx.b, x)?, &support::shape(cx.b, mask)?)?;
+    let x = support::broadcast_to(cx.b, x, &shape)?;
     let mask = truthy(cx.b, mask)?;
     let mask = support::broadcast_to(cx.b, mask, &shape)?;
     let fill = support::materialize(cx.b, value, dtype, &shape)?;

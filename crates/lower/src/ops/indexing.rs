@@ -31,15 +31,7 @@ pub(super) const OPS: &[OpDef] = &[
         index_put,
     ),
     aten(
-        "index_put_(Tensor(a!) self, Tensor?[] indices, Tensor values, bool accumulate=False) -> Tensor(a!)",
-        index_put,
-    ),
-    aten(
         "index_copy(Tensor self, int dim, Tensor index, Tensor source) -> Tensor",
-        index_copy,
-    ),
-    aten(
-        "index_copy_(Tensor(a!) self, int dim, Tensor index, Tensor source) -> Tensor(a!)",
         index_copy,
     ),
     aten(
@@ -88,6 +80,8 @@ fn embedding(cx: &mut Cx<'_>, args: &Args<'_>) -> OpResult<Vec<Val>> {
         bail!("embedding weight must be 2-D, got {ws:?}");
     }
     let indices = support::convert(b, indices, DType::I64)?;
+    cx.check_index(indices, 0, ws[0])?;
+    let b = &mut *cx.b;
     let r = support::rank(b, indices)? as i64;
     let dims = GatherDims {
         offset_dims: vec![r],
@@ -196,9 +190,24 @@ pub(crate) fn index_values(
     Ok(b.gather(x, ix.stacked, gather, &slice_sizes, false)?)
 }
 
+/// `--debug`: integer indices of `x` (one per leading dimension, `None` for `:`) against
+/// `[-size, size)`.
+fn check_indices(cx: &mut Cx<'_>, x: Value, indices: &[Option<Value>]) -> OpResult<()> {
+    let shape = support::shape(cx.b, x)?;
+    for (&size, index) in shape.iter().zip(indices) {
+        if let Some(index) = *index
+            && !matches!(support::dtype(cx.b, index)?, DType::Bool | DType::U8)
+        {
+            cx.check_index(index, -size, size)?;
+        }
+    }
+    Ok(())
+}
+
 fn index(cx: &mut Cx<'_>, args: &Args<'_>) -> OpResult<Vec<Val>> {
     let x = args.tensor("self")?;
     let indices = args.opt_tensors("indices")?;
+    check_indices(cx, x, &indices)?;
     one(index_values(cx.b, x, &indices)?)
 }
 
@@ -208,6 +217,7 @@ fn index_select(cx: &mut Cx<'_>, args: &Args<'_>) -> OpResult<Vec<Val>> {
     let dim = norm_dim(args.int("dim")?, rank)?;
     let mut indices = vec![None; dim];
     indices.push(Some(args.tensor("index")?));
+    check_indices(cx, x, &indices)?;
     one(index_values(cx.b, x, &indices)?)
 }
 
@@ -261,6 +271,7 @@ fn index_put(cx: &mut Cx<'_>, args: &Args<'_>) -> OpResult<Vec<Val>> {
     let indices = args.opt_tensors("indices")?;
     let values = args.tensor("values")?;
     let accumulate = args.bool("accumulate")?;
+    check_indices(cx, x, &indices)?;
     one(put_values(cx.b, x, &indices, values, accumulate)?)
 }
 
@@ -276,10 +287,20 @@ fn index_copy(cx: &mut Cx<'_>, args: &Args<'_>) -> OpResult<Vec<Val>> {
 
 /// Full coordinates for an index tensor along `dim`: `[*index.shape, rank]`, the index at
 /// `dim` and the element's own position elsewhere (what `torch.gather`/`scatter` address).
-fn coordinates(b: &mut FunctionBuilder, index: Value, dim: usize, size: i64) -> OpResult<Value> {
+pub(crate) fn coordinates(
+    b: &mut FunctionBuilder,
+    index: Value,
+    dim: usize,
+    size: i64,
+) -> OpResult<Value> {
     let index = wrap_negative(b, index, size)?;
     let ishape = support::shape(b, index)?;
     let r = ishape.len();
+    if r == 0 {
+        return Err(OpError::unsupported(
+            "gathers and scatters of 0-dimensional tensors",
+        ));
+    }
     let mut column = ishape.clone();
     column.push(1);
     let mut parts = Vec::new();
@@ -305,9 +326,10 @@ fn coordinates(b: &mut FunctionBuilder, index: Value, dim: usize, size: i64) -> 
 fn gather(cx: &mut Cx<'_>, args: &Args<'_>) -> OpResult<Vec<Val>> {
     let x = args.tensor("self")?;
     let index = args.tensor("index")?;
-    let b = &mut *cx.b;
-    let shape = support::shape(b, x)?;
+    let shape = support::shape(cx.b, x)?;
     let dim = norm_dim(args.int("dim")?, shape.len())?;
+    cx.check_index(index, -shape[dim], shape[dim])?;
+    let b = &mut *cx.b;
     let coords = coordinates(b, index, dim, shape[dim])?;
     let r = shape.len();
     let all: Vec<i64> = (0..r as i64).collect();
@@ -344,19 +366,10 @@ fn scatter_along(cx: &mut Cx<'_>, args: &Args<'_>, accumulate: bool) -> OpResult
         crate::args::Operand::Scalar(value) => support::splat(b, dtype, &ishape, value)?,
     };
     let coords = coordinates(b, index, dim, shape[dim])?;
-    let r = shape.len() as i64;
-    let all: Vec<i64> = (0..r).collect();
-    let dims = ScatterDims {
-        update_window_dims: Vec::new(),
-        inserted_window_dims: all.clone(),
-        scatter_dims_to_operand_dims: all,
-        index_vector_dim: r,
-        ..ScatterDims::default()
-    };
-    let out = b.scatter(&[x], coords, &[updates], dims, false, false, move |b, a| {
-        Ok(vec![if accumulate { b.add(a[0], a[1])? } else { a[1] }])
-    })?;
-    one(out[0])
+    let combine = accumulate.then_some(tpuc_ir::BinaryOp::Add);
+    one(super::scatter_reduce::scatter_with(
+        b, x, coords, updates, combine,
+    )?)
 }
 
 fn scatter(cx: &mut Cx<'_>, args: &Args<'_>) -> OpResult<Vec<Val>> {

@@ -1,48 +1,77 @@
 //! Op families. Each module lists its registry entries in `OPS`; [`FAMILIES`] collects them.
 
+mod adaptive;
 mod attention;
+mod batch_stats;
 mod cast;
+mod checks;
 mod collective;
 mod control;
 mod conv;
 mod creation;
+mod einsum;
 mod elementwise;
+mod embedding_bag;
+mod grid;
 mod indexing;
+mod inplace;
 mod matmul;
 mod noop;
 mod norm;
+mod pad;
 mod pool;
 mod reduction;
 mod resize;
+mod rnn;
+mod scatter_reduce;
+mod sequences;
 mod shape;
 mod sort;
 mod symbolic;
+mod ternary;
 #[cfg(test)]
 mod tests;
+mod vector_norm;
+mod views;
 
 use crate::env::Val;
 use crate::error::OpResult;
 use crate::registry::OpDef;
 
+pub(crate) use checks::index_check;
+pub(crate) use inplace::{lower_in_place, write_back};
+
 /// Every family's entries.
 pub(crate) const FAMILIES: &[&[OpDef]] = &[
+    adaptive::OPS,
     attention::OPS,
+    batch_stats::OPS,
     cast::OPS,
     collective::OPS,
     control::OPS,
     conv::OPS,
     creation::OPS,
+    einsum::OPS,
+    embedding_bag::OPS,
     elementwise::OPS,
+    grid::OPS,
     indexing::OPS,
     matmul::OPS,
     noop::OPS,
     norm::OPS,
+    pad::OPS,
     pool::OPS,
     reduction::OPS,
     resize::OPS,
+    rnn::OPS,
+    scatter_reduce::OPS,
+    sequences::OPS,
     shape::OPS,
     sort::OPS,
     symbolic::OPS,
+    ternary::OPS,
+    vector_norm::OPS,
+    views::OPS,
 ];
 
 /// The single tensor result of an op.

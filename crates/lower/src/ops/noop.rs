@@ -14,6 +14,12 @@ pub(super) const OPS: &[OpDef] = &[
         nothing,
     ),
     aten("_assert_scalar(Scalar self, str assert_msg) -> ()", nothing),
+    // A runtime check of a tensor condition; compiled programs do not raise.
+    aten(
+        "_assert_async.msg(Tensor self, str assert_msg) -> ()",
+        nothing,
+    ),
+    aten("_assert_async(Tensor self) -> ()", nothing),
     aten(
         "sym_constrain_range_for_size(Scalar size, *, int? min=None, int? max=None) -> ()",
         nothing,
@@ -32,7 +38,6 @@ pub(super) const OPS: &[OpDef] = &[
     ),
     aten("alias(Tensor(a) self) -> Tensor(a)", identity),
     aten("detach(Tensor(a) self) -> Tensor(a)", identity),
-    aten("detach_(Tensor(a!) self) -> Tensor(a!)", identity),
     aten("lift_fresh_copy(Tensor self) -> Tensor", identity),
     aten(
         "dropout(Tensor input, float p, bool train) -> Tensor",

@@ -26,7 +26,9 @@ pub(super) const OPS: &[OpDef] = &[
         rms_norm,
     ),
     aten(
-        "batch_norm(Tensor input, Tensor? weight, Tensor? bias, Tensor? running_mean, Tensor? running_var, bool training, float momentum, float eps, bool cudnn_enabled) -> Tensor",
+        // torch's signature leaves the writes unannotated; in training mode the running
+        // statistics are updated in place, which the annotations here say.
+        "batch_norm(Tensor input, Tensor? weight, Tensor? bias, Tensor(a!)? running_mean, Tensor(b!)? running_var, bool training, float momentum, float eps, bool cudnn_enabled) -> Tensor",
         batch_norm,
     ),
     aten(
@@ -237,12 +239,10 @@ fn batch_norm_inference(
 }
 
 fn batch_norm(cx: &mut Cx<'_>, args: &Args<'_>) -> OpResult<Vec<Val>> {
-    if args.bool("training")? {
-        return Err(OpError::unsupported(
-            "batch norm in training mode (call `model.eval()` before exporting)",
-        ));
-    }
     let x = args.tensor("input")?;
+    if args.bool("training")? {
+        return super::one(super::batch_stats::batch_norm_training(cx, args)?);
+    }
     let (Some(mean), Some(var)) = (
         args.opt_tensor("running_mean")?,
         args.opt_tensor("running_var")?,

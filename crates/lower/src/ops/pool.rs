@@ -1,5 +1,4 @@
-//! Pooling: max windows (with the indices of the maxima), average windows, adaptive average
-//! pooling.
+//! Pooling: max windows (with the indices of the maxima) and average windows.
 
 use tpuc_ir::{BinaryOp, FunctionBuilder, Value, WindowAttrs};
 use tpuc_pt2::DType;
@@ -9,10 +8,10 @@ use crate::args::Args;
 use crate::cx::Cx;
 use crate::dtype::element_type;
 use crate::env::Val;
-use crate::error::{OpError, OpResult, bail};
+use crate::error::{OpResult, bail};
 use crate::promote::Scalar;
 use crate::registry::{OpDef, aten};
-use crate::support::{self, arg_extremum, reduce_init, reduce_mean};
+use crate::support::{self, arg_extremum, reduce_init};
 
 pub(super) const OPS: &[OpDef] = &[
     aten(
@@ -26,14 +25,6 @@ pub(super) const OPS: &[OpDef] = &[
     aten(
         "avg_pool2d(Tensor self, int[2] kernel_size, int[2] stride=[], int[2] padding=0, bool ceil_mode=False, bool count_include_pad=True, int? divisor_override=None) -> Tensor",
         avg_pool,
-    ),
-    aten(
-        "adaptive_avg_pool2d(Tensor self, SymInt[2] output_size) -> Tensor",
-        adaptive_avg_pool,
-    ),
-    aten(
-        "_adaptive_avg_pool2d(Tensor self, SymInt[2] output_size) -> Tensor",
-        adaptive_avg_pool,
     ),
 ];
 
@@ -168,61 +159,78 @@ fn avg_pool(cx: &mut Cx<'_>, args: &Args<'_>) -> OpResult<Vec<Val>> {
     };
     let divisor = args.opt_int("divisor_override")?;
     let count_include_pad = args.bool("count_include_pad")?;
-    if divisor.is_none()
-        && (window.ceil_mode || (!count_include_pad && window.padding.iter().any(|&p| p != 0)))
-    {
-        return Err(OpError::unsupported(
-            "average pooling whose divisor varies per window (ceil_mode, or count_include_pad=False with padding)",
-        ));
-    }
     let b = &mut *cx.b;
     let shape = support::shape(b, x)?;
     let attrs = window_attrs(&window, &shape)?;
     let element = support::element(b, x)?;
     let init = reduce_init(b, BinaryOp::Add, element)?;
     let sums = b.reduce_window(&[x], &[init], attrs, |b, a| Ok(vec![b.add(a[0], a[1])?]))?;
-    let n = divisor.unwrap_or(window.kernel.iter().product());
-    one(divided_by(b, sums[0], n)?)
+    let uniform =
+        !window.ceil_mode && (count_include_pad || window.padding.iter().all(|&p| p == 0));
+    match divisor {
+        Some(n) => one(divided_by(b, sums[0], n)?),
+        None if uniform => one(divided_by(b, sums[0], window.kernel.iter().product())?),
+        None => {
+            let counts = window_counts(b, &window, &shape, count_include_pad)?;
+            let dtype = support::dtype(b, x)?;
+            let counts = support::convert(b, counts, dtype)?;
+            let out_shape = support::shape(b, sums[0])?;
+            let r = out_shape.len() as i64;
+            let counts = support::broadcast_in_dim(b, counts, &[r - 2, r - 1], &out_shape)?;
+            one(b.divide(sums[0], counts)?)
+        }
+    }
+}
+
+/// torch's divisor of each output window, `[OH, OW]`: the elements of the window inside the
+/// input (`count_include_pad=False`) or inside the input and its explicit padding (the extra
+/// windows of `ceil_mode` reach past both).
+fn window_counts(
+    b: &mut FunctionBuilder,
+    window: &Window,
+    shape: &[i64],
+    count_include_pad: bool,
+) -> OpResult<Value> {
+    let r = shape.len();
+    let (mut plane, mut counted) = ([1, shape[r - 2], shape[r - 1]], window.padding.clone());
+    if count_include_pad {
+        // Ones over the input and its explicit padding; only the ceil-mode overhang is zero.
+        plane[1] += 2 * window.padding[0];
+        plane[2] += 2 * window.padding[1];
+        counted = vec![0, 0];
+    }
+    let inner = Window {
+        kernel: window.kernel.clone(),
+        stride: window.stride.clone(),
+        padding: counted,
+        dilation: vec![1, 1],
+        ceil_mode: false,
+    };
+    let mut attrs = window_attrs(&inner, &plane)?;
+    // The ceil-mode overhang of the real window, past the far edge.
+    let real = window_attrs(window, shape)?;
+    if !real.padding.is_empty() {
+        let mut padding = if attrs.padding.is_empty() {
+            vec![(0, 0); 3]
+        } else {
+            attrs.padding.clone()
+        };
+        for i in 0..2 {
+            let (low, high) = real.padding[r - 2 + i];
+            let extra = high - low;
+            padding[1 + i].1 += extra;
+        }
+        attrs.padding = padding;
+    }
+    let ones = support::splat(b, DType::I64, &plane, Scalar::Int(1))?;
+    let zero = support::splat(b, DType::I64, &[], Scalar::Int(0))?;
+    let counts = b.reduce_window(&[ones], &[zero], attrs, |b, a| Ok(vec![b.add(a[0], a[1])?]))?;
+    let out = support::shape(b, counts[0])?;
+    support::reshape(b, counts[0], &out[1..])
 }
 
 /// `sums / n` as a multiply by the reciprocal (within an ulp of the quotient).
 fn divided_by(b: &mut FunctionBuilder, sums: Value, n: i64) -> OpResult<Value> {
     let reciprocal = support::like(b, sums, Scalar::Float(1.0 / n as f64))?;
     Ok(b.multiply(sums, reciprocal)?)
-}
-
-fn adaptive_avg_pool(cx: &mut Cx<'_>, args: &Args<'_>) -> OpResult<Vec<Val>> {
-    let x = args.tensor("self")?;
-    let output = args.ints("output_size")?;
-    let b = &mut *cx.b;
-    let shape = support::shape(b, x)?;
-    let r = shape.len();
-    if r < 3 || output.len() != 2 {
-        bail!("adaptive pooling needs a [N, C, H, W] input and two output sizes");
-    }
-    let (h, w) = (shape[r - 2], shape[r - 1]);
-    if output == [1, 1] {
-        // Reshaped last, so that a flatten after it cancels the reshape.
-        let means = reduce_mean(b, x, &[r - 2, r - 1])?;
-        let kept = [&shape[..r - 2], &[1, 1]].concat();
-        return one(support::reshape(b, means, &kept)?);
-    }
-    if h % output[0] != 0 || w % output[1] != 0 {
-        return Err(OpError::unsupported(
-            "adaptive average pooling to a size that does not divide the input",
-        ));
-    }
-    let kernel = vec![h / output[0], w / output[1]];
-    let window = Window {
-        stride: kernel.clone(),
-        kernel,
-        padding: vec![0, 0],
-        dilation: vec![1, 1],
-        ceil_mode: false,
-    };
-    let attrs = window_attrs(&window, &shape)?;
-    let element = support::element(b, x)?;
-    let init = reduce_init(b, BinaryOp::Add, element)?;
-    let sums = b.reduce_window(&[x], &[init], attrs, |b, a| Ok(vec![b.add(a[0], a[1])?]))?;
-    one(divided_by(b, sums[0], window.kernel.iter().product())?)
 }

@@ -92,6 +92,16 @@ pub(super) const OPS: &[OpDef] = &[
         "std.correction(Tensor self, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> Tensor",
         std,
     ),
+    aten("var(Tensor self, bool unbiased=True) -> Tensor", var),
+    aten(
+        "var.dim(Tensor self, int[1]? dim, bool unbiased=True, bool keepdim=False) -> Tensor",
+        var,
+    ),
+    aten("std(Tensor self, bool unbiased=True) -> Tensor", std),
+    aten(
+        "std.dim(Tensor self, int[1]? dim, bool unbiased=True, bool keepdim=False) -> Tensor",
+        std,
+    ),
     aten(
         "softmax.int(Tensor self, int dim, ScalarType? dtype=None) -> Tensor",
         softmax,
@@ -136,7 +146,11 @@ fn reduced_dims(b: &FunctionBuilder, x: Value, args: &Args<'_>) -> OpResult<Vec<
         },
         Err(_) => (0..rank as i64).collect(),
     };
-    norm_dims(&dims, rank)
+    // A 0-d tensor accepts dimension 0 (or -1) and has nothing to reduce.
+    Ok(norm_dims(&dims, rank)?
+        .into_iter()
+        .filter(|&d| d < rank)
+        .collect())
 }
 
 fn keepdim(args: &Args<'_>) -> OpResult<bool> {
@@ -225,6 +239,10 @@ fn arg_reduce(
     max: bool,
 ) -> OpResult<(Value, Value)> {
     let shape = support::shape(b, x)?;
+    if shape.is_empty() {
+        // A 0-d tensor is its own extremum, at index 0.
+        return Ok((x, support::splat(b, DType::I64, &[], Scalar::Int(0))?));
+    }
     let element = support::element(b, x)?;
     let index_ty = element_type(DType::I64)?;
     let iota = b.iota(support::tensor_type(index_ty, &shape), dim as i64)?;
@@ -257,7 +275,7 @@ fn with_kept_dim(
     dim: usize,
     keep: bool,
 ) -> OpResult<Value> {
-    if !keep {
+    if !keep || shape.is_empty() {
         return Ok(v);
     }
     let mut to = shape.to_vec();
@@ -338,10 +356,15 @@ fn variance(cx: &mut Cx<'_>, args: &Args<'_>) -> OpResult<Value> {
     let x = args.tensor("self")?;
     let dims = reduced_dims(cx.b, x, args)?;
     let keep = keepdim(args)?;
-    let correction = args
-        .opt_scalar("correction")?
-        .unwrap_or(Scalar::Int(1))
-        .as_f64();
+    let correction = if args.raw("correction").is_ok() {
+        args.opt_scalar("correction")?
+            .unwrap_or(Scalar::Int(1))
+            .as_f64()
+    } else if args.raw("unbiased").is_ok() {
+        f64::from(u8::from(args.bool("unbiased")?))
+    } else {
+        1.0
+    };
     let b = &mut *cx.b;
     let shape = support::shape(b, x)?;
     let count: i64 = dims.iter().map(|&d| shape[d]).product();

@@ -1,4 +1,5 @@
-//! Upsampling (`F.interpolate`): nearest and (bi/tri)linear over the trailing 1-3 dimensions.
+//! Upsampling (`F.interpolate`): nearest, (bi/tri)linear and bicubic over the trailing 1-3
+//! dimensions.
 //! Shapes are static, so the source positions and weights of every output position are worked
 //! out here, in float32 as torch's CPU kernels do, and the resize becomes gathers (or a
 //! broadcast for an integer nearest upscale) and weighted sums, one spatial dimension at a time.
@@ -64,6 +65,14 @@ pub(super) const OPS: &[OpDef] = &[
     aten(
         "upsample_trilinear3d(Tensor self, SymInt[3] output_size, bool align_corners, float? scales_d=None, float? scales_h=None, float? scales_w=None) -> Tensor",
         linear,
+    ),
+    aten(
+        "upsample_bicubic2d.vec(Tensor input, SymInt[]? output_size, bool align_corners, float[]? scale_factors) -> Tensor",
+        bicubic,
+    ),
+    aten(
+        "upsample_bicubic2d(Tensor self, SymInt[2] output_size, bool align_corners, float? scales_h=None, float? scales_w=None) -> Tensor",
+        bicubic,
     ),
 ];
 
@@ -203,6 +212,38 @@ impl Axis {
     }
 }
 
+impl Axis {
+    /// The four input positions (clamped into the input) and weights of each output position
+    /// (torch's bicubic kernel: Keys' cubic convolution with `A = -0.75`).
+    fn cubic(&self, align_corners: bool) -> ([Vec<i64>; 4], [Vec<f32>; 4]) {
+        const A: f32 = -0.75;
+        let near = |x: f32| ((A + 2.0) * x - (A + 3.0)) * x * x + 1.0;
+        let far = |x: f32| ((A * x - 5.0 * A) * x + 8.0 * A) * x - 4.0 * A;
+        let step = match (align_corners, self.output > 1) {
+            (true, true) => (self.input - 1) as f32 / (self.output - 1) as f32,
+            (true, false) => 0.0,
+            (false, _) => self.step(),
+        };
+        let mut index: [Vec<i64>; 4] = Default::default();
+        let mut weight: [Vec<f32>; 4] = Default::default();
+        for o in 0..self.output {
+            let source = if align_corners {
+                step * o as f32
+            } else {
+                step * (o as f32 + 0.5) - 0.5
+            };
+            let base = source.floor();
+            let t = source - base;
+            let w = [far(t + 1.0), near(t), near(1.0 - t), far(2.0 - t)];
+            for k in 0..4 {
+                index[k].push((base as i64 - 1 + k as i64).clamp(0, self.input - 1));
+                weight[k].push(w[k]);
+            }
+        }
+        (index, weight)
+    }
+}
+
 /// `x` gathered along `dim` at the constant positions `index`.
 fn take(b: &mut FunctionBuilder, x: Value, dim: usize, index: &[i64]) -> OpResult<Value> {
     let shape = support::shape(b, x)?;
@@ -249,18 +290,24 @@ fn nearest(cx: &mut Cx<'_>, args: &Args<'_>) -> OpResult<Vec<Val>> {
     super::one(y)
 }
 
+/// The input's dtype and the input in the dtype interpolation computes in (float32 for half
+/// types).
+fn float_input(b: &mut FunctionBuilder, x: Value, what: &str) -> OpResult<(DType, Value)> {
+    let dtype = support::dtype(b, x)?;
+    if !support::element(b, x)?.is_float() {
+        bail!("{what} interpolation needs a floating tensor, got {dtype}");
+    }
+    Ok((dtype, support::convert(b, x, compute_dtype(dtype))?))
+}
+
 /// Linear interpolation along each axis, innermost first, in float32 for half types:
 /// `x[i0] * (1 - w) + x[i1] * w`.
 fn linear(cx: &mut Cx<'_>, args: &Args<'_>) -> OpResult<Vec<Val>> {
     let (x, axes) = axes(cx, args)?;
     let align_corners = args.bool("align_corners")?;
     let b = &mut *cx.b;
-    let dtype = support::dtype(b, x)?;
-    if !support::element(b, x)?.is_float() {
-        bail!("linear interpolation needs a floating tensor, got {dtype}");
-    }
+    let (dtype, mut y) = float_input(b, x, "linear")?;
     let compute = compute_dtype(dtype);
-    let mut y = support::convert(b, x, compute)?;
     for axis in axes.iter().rev() {
         let (low, high, weight) = axis.linear(align_corners);
         let near = take(b, y, axis.dim, &low)?;
@@ -282,6 +329,35 @@ fn linear(cx: &mut Cx<'_>, args: &Args<'_>) -> OpResult<Vec<Val>> {
         let near = weighted(near, &w0)?;
         let far = weighted(far, &w1)?;
         y = b.add(near, far)?;
+    }
+    super::one(support::convert(b, y, dtype)?)
+}
+
+/// Bicubic interpolation along each axis, innermost first: four taps per output position.
+fn bicubic(cx: &mut Cx<'_>, args: &Args<'_>) -> OpResult<Vec<Val>> {
+    let (x, axes) = axes(cx, args)?;
+    let align_corners = args.bool("align_corners")?;
+    let b = &mut *cx.b;
+    let (dtype, mut y) = float_input(b, x, "bicubic")?;
+    let compute = compute_dtype(dtype);
+    for axis in axes.iter().rev() {
+        let (index, weight) = axis.cubic(align_corners);
+        let element = element_type(compute)?;
+        let ty = support::tensor_type(element, &[axis.output]);
+        let mut sum = None;
+        for k in 0..4 {
+            let tap = take(b, y, axis.dim, &index[k])?;
+            let shape = support::shape(b, tap)?;
+            let w: Vec<f64> = weight[k].iter().map(|&w| w as f64).collect();
+            let w = b.constant(ty.clone(), DenseElements::from_f64s(&ty, &w)?)?;
+            let w = support::broadcast_in_dim(b, w, &[axis.dim as i64], &shape)?;
+            let term = b.multiply(tap, w)?;
+            sum = Some(match sum {
+                Some(acc) => b.add(acc, term)?,
+                None => term,
+            });
+        }
+        y = sum.unwrap_or(y);
     }
     super::one(support::convert(b, y, dtype)?)
 }

@@ -103,15 +103,12 @@ pub(super) const OPS: &[OpDef] = &[
         "copy(Tensor self, Tensor src, bool non_blocking=False) -> Tensor",
         copy,
     ),
-    aten(
-        "copy_(Tensor(a!) self, Tensor src, bool non_blocking=False) -> Tensor(a!)",
-        copy,
-    ),
     aten("fill.Scalar(Tensor self, Scalar value) -> Tensor", fill),
     aten(
-        "fill_.Scalar(Tensor(a!) self, Scalar value) -> Tensor(a!)",
-        fill,
+        "fill.Tensor(Tensor self, Tensor value) -> Tensor",
+        fill_tensor,
     ),
+    aten("zero(Tensor self) -> Tensor", zero),
 ];
 
 /// Resolves one `-1` in a requested shape.
@@ -539,9 +536,19 @@ fn constant_pad_nd(cx: &mut Cx<'_>, args: &Args<'_>) -> OpResult<Vec<Val>> {
     let x = args.tensor("self")?;
     let pad = args.ints("pad")?;
     let value = args.scalar("value")?;
-    let b = &mut *cx.b;
+    one(pad_constant(cx.b, x, &pad, value)?)
+}
+
+/// `x` padded with `value`: `pad` holds (before, after) pairs from the last dimension back,
+/// as torch writes them; negative amounts crop.
+pub(crate) fn pad_constant(
+    b: &mut FunctionBuilder,
+    x: Value,
+    pad: &[i64],
+    value: Scalar,
+) -> OpResult<Value> {
     let shape = support::shape(b, x)?;
-    if pad.len() % 2 != 0 || pad.len() / 2 > shape.len() {
+    if !pad.len().is_multiple_of(2) || pad.len() / 2 > shape.len() {
         bail!(
             "padding {pad:?} does not fit a tensor of rank {}",
             shape.len()
@@ -555,12 +562,12 @@ fn constant_pad_nd(cx: &mut Cx<'_>, args: &Args<'_>) -> OpResult<Vec<Val>> {
         high[d] = pair[1];
     }
     if low.iter().chain(&high).all(|&p| p == 0) {
-        return one(x);
+        return Ok(x);
     }
     let dtype = support::dtype(b, x)?;
     let fill = support::splat(b, dtype, &[], value)?;
     let interior = vec![0; shape.len()];
-    one(b.pad(x, fill, &low, &high, &interior)?)
+    Ok(b.pad(x, fill, &low, &high, &interior)?)
 }
 
 fn flip(cx: &mut Cx<'_>, args: &Args<'_>) -> OpResult<Vec<Val>> {
@@ -613,7 +620,12 @@ fn roll(cx: &mut Cx<'_>, args: &Args<'_>) -> OpResult<Vec<Val>> {
 }
 
 /// Writes `src` into `x` at the static offsets `starts`.
-fn update_at(b: &mut FunctionBuilder, x: Value, src: Value, starts: &[i64]) -> OpResult<Value> {
+pub(crate) fn update_at(
+    b: &mut FunctionBuilder,
+    x: Value,
+    src: Value,
+    starts: &[i64],
+) -> OpResult<Value> {
     let dtype = support::dtype(b, x)?;
     let src = support::convert(b, src, dtype)?;
     let indices = starts
@@ -665,6 +677,23 @@ fn copy(cx: &mut Cx<'_>, args: &Args<'_>) -> OpResult<Vec<Val>> {
     let dtype = support::dtype(cx.b, x)?;
     let src = support::convert(cx.b, src, dtype)?;
     one(support::broadcast_to(cx.b, src, &shape)?)
+}
+
+fn zero(cx: &mut Cx<'_>, args: &Args<'_>) -> OpResult<Vec<Val>> {
+    let x = args.tensor("self")?;
+    one(support::like(cx.b, x, Scalar::Int(0))?)
+}
+
+/// `fill.Tensor`: every element becomes the 0-d `value`, in `self`'s dtype.
+fn fill_tensor(cx: &mut Cx<'_>, args: &Args<'_>) -> OpResult<Vec<Val>> {
+    let x = args.tensor("self")?;
+    let value = args.tensor("value")?;
+    if support::rank(cx.b, value)? != 0 {
+        bail!("fill_ takes a 0-dimensional value tensor");
+    }
+    let value = support::convert(cx.b, value, support::dtype(cx.b, x)?)?;
+    let shape = support::shape(cx.b, x)?;
+    one(support::broadcast_to(cx.b, value, &shape)?)
 }
 
 fn fill(cx: &mut Cx<'_>, args: &Args<'_>) -> OpResult<Vec<Val>> {

@@ -158,6 +158,7 @@ fn reduce_by(
     propagate_nan: bool,
 ) -> OpResult<Value> {
     let shape = super::shape(b, v)?;
+    let dims: Vec<usize> = dims.iter().copied().filter(|&d| d < shape.len()).collect();
     if dims.is_empty() {
         return Ok(v);
     }
@@ -204,8 +205,9 @@ pub(crate) fn broadcast_back(
 /// count (a multiply, not a divide; within an ulp of the quotient).
 pub(crate) fn reduce_mean(b: &mut FunctionBuilder, v: Value, dims: &[usize]) -> OpResult<Value> {
     let shape = super::shape(b, v)?;
+    let dims: Vec<usize> = dims.iter().copied().filter(|&d| d < shape.len()).collect();
     let count: i64 = dims.iter().map(|&d| shape[d]).product();
-    let sum = reduce(b, BinaryOp::Add, v, dims, false)?;
+    let sum = reduce(b, BinaryOp::Add, v, &dims, false)?;
     let reciprocal = super::like(b, sum, Scalar::Float(1.0 / count as f64))?;
     Ok(b.multiply(sum, reciprocal)?)
 }

@@ -1,0 +1,92 @@
+//! `--debug`: compiled gathers clamp an out-of-range index where PyTorch raises; with the
+//! flag, `tpuc run` names the failing node and its source line and exits non-zero.
+
+mod support;
+
+use std::path::Path;
+
+use tpuc_npy::Array;
+
+/// `decoder`'s tokens with one id past its 64-entry vocabulary.
+fn bad_tokens(dir: &Path) -> String {
+    let tokens = Array::read(support::fixture("decoder.in0.npy")).unwrap();
+    let mut data = tokens.data().to_vec();
+    data[8 * 11..8 * 12].copy_from_slice(&70i64.to_le_bytes());
+    let bad = Array::new(tokens.dtype(), tokens.shape().to_vec(), data).unwrap();
+    let path = dir.join("bad_tokens.npy");
+    std::fs::write(&path, bad.to_npy_bytes()).unwrap();
+    path.to_str().unwrap().to_owned()
+}
+
+fn unwrapped(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(bytes)
+        .split(|c: char| c.is_whitespace() || c == '│')
+        .filter(|w| !w.is_empty())
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+#[test]
+fn debug_run_reports_an_out_of_range_token_id_at_its_embedding() {
+    let dir = tempfile::tempdir().unwrap();
+    let cache = dir.path().join("cache");
+    let tokens = bad_tokens(dir.path());
+    let out = dir.path().join("out");
+    let out = out.to_str().unwrap();
+    for model in [
+        "testdata/models/decoder.pt2",
+        "testdata/models/decoder.core.pt2",
+    ] {
+        let args = [
+            "run",
+            model,
+            "--input",
+            &tokens,
+            "--output-dir",
+            out,
+            "--debug",
+        ];
+        let run = support::command(&cache, &args).output().unwrap();
+        let stderr = unwrapped(&run.stderr);
+        assert_eq!(run.status.code(), Some(1), "{model}: {stderr}");
+        assert!(
+            stderr.contains("index 70 is out of range [0, 64) in node `embedding`")
+                && stderr.contains("testdata/generate.py:144: `h = self.embed(tokens)`"),
+            "{model}: {stderr}"
+        );
+        // Without --debug the compiled program clamps the index and runs.
+        let run = support::command(&cache, &args[..6]).output().unwrap();
+        assert!(run.status.success(), "{model}: {}", unwrapped(&run.stderr));
+    }
+}
+
+#[test]
+fn debug_checks_pass_on_valid_inputs_and_show_in_the_lowered_ir() {
+    let dir = tempfile::tempdir().unwrap();
+    let cache = dir.path().join("cache");
+    let out = dir.path().join("out");
+    let args = [
+        "run",
+        "testdata/models/misc.pt2",
+        "--input",
+        "testdata/models/misc.in0.npy",
+        "--input",
+        "testdata/models/misc.in1.npy",
+        "--expect",
+        "testdata/models/misc.out0.npy",
+        "--output-dir",
+        out.to_str().unwrap(),
+        "--debug",
+    ];
+    let run = support::command(&cache, &args).output().unwrap();
+    assert!(run.status.success(), "{}", unwrapped(&run.stderr));
+    let plain = support::command(&cache, &["lower", "testdata/models/decoder.pt2"])
+        .output()
+        .unwrap();
+    let checked = support::command(&cache, &["lower", "testdata/models/decoder.pt2", "--debug"])
+        .output()
+        .unwrap();
+    let (plain, checked) = (unwrapped(&plain.stdout), unwrapped(&checked.stdout));
+    assert!(checked.len() > plain.len());
+    assert!(checked.contains("tensor<2xi64>") && !plain.contains("tensor<2xi64>"));
+}

@@ -1,0 +1,229 @@
+//! Recurrent layers as `nn.LSTM` and `nn.GRU` export them in the TRAINING dialect
+//! (`lstm.input`, `gru.input`): every layer and direction unrolled over the (static) sequence,
+//! the input projections of all steps computed in one product per layer and direction.
+
+use tpuc_ir::{DotDims, FunctionBuilder, Value};
+
+use super::shape::{concat, slice_dim};
+use crate::args::Args;
+use crate::cx::Cx;
+use crate::env::Val;
+use crate::error::{OpError, OpResult, bail};
+use crate::registry::{OpDef, aten};
+use crate::support;
+
+pub(super) const OPS: &[OpDef] = &[
+    aten(
+        "lstm.input(Tensor input, Tensor[] hx, Tensor[] params, bool has_biases, int num_layers, float dropout, bool train, bool bidirectional, bool batch_first) -> (Tensor, Tensor, Tensor)",
+        lstm,
+    ),
+    aten(
+        "gru.input(Tensor input, Tensor hx, Tensor[] params, bool has_biases, int num_layers, float dropout, bool train, bool bidirectional, bool batch_first) -> (Tensor, Tensor)",
+        gru,
+    ),
+];
+
+#[derive(Clone, Copy, PartialEq)]
+enum Cell {
+    Lstm,
+    Gru,
+}
+
+impl Cell {
+    fn gates(self) -> i64 {
+        match self {
+            Cell::Lstm => 4,
+            Cell::Gru => 3,
+        }
+    }
+}
+
+/// One layer and direction's weights: `w_ih [G·H, I]`, `w_hh [G·H, H]`, biases `[G·H]`.
+struct Weights {
+    w_ih: Value,
+    w_hh: Value,
+    b_ih: Option<Value>,
+    b_hh: Option<Value>,
+}
+
+/// `x · wᵀ (+ bias)` over the last dimension of `x`.
+fn project(b: &mut FunctionBuilder, x: Value, w: Value, bias: Option<Value>) -> OpResult<Value> {
+    let rank = support::rank(b, x)? as i64;
+    let dims = DotDims {
+        lhs_batching: Vec::new(),
+        rhs_batching: Vec::new(),
+        lhs_contracting: vec![rank - 1],
+        rhs_contracting: vec![1],
+    };
+    let y = support::dot(b, x, w, dims)?;
+    match bias {
+        Some(bias) => {
+            let shape = support::shape(b, y)?;
+            let bias = support::broadcast_in_dim(b, bias, &[rank - 1], &shape)?;
+            Ok(b.add(y, bias)?)
+        }
+        None => Ok(y),
+    }
+}
+
+/// Gate `k` of `g` gates along the last dimension.
+fn gate(b: &mut FunctionBuilder, v: Value, k: i64, hidden: i64) -> OpResult<Value> {
+    let last = support::rank(b, v)? - 1;
+    slice_dim(b, v, last, k * hidden, (k + 1) * hidden, 1)
+}
+
+/// Runs one layer and direction over `x` (`[T, B, I]`): the outputs of every step (`[T, B, H]`,
+/// in time order) and the final states.
+fn run_direction(
+    b: &mut FunctionBuilder,
+    cell: Cell,
+    x: Value,
+    weights: &Weights,
+    mut h: Value,
+    mut c: Option<Value>,
+    reverse: bool,
+) -> OpResult<(Value, Value, Option<Value>)> {
+    let shape = support::shape(b, x)?;
+    let (steps, batch) = (shape[0], shape[1]);
+    let hidden = support::shape(b, h)?[1];
+    let inputs = project(b, x, weights.w_ih, weights.b_ih)?; // [T, B, G·H]
+    let mut outputs = vec![h; steps as usize];
+    let order: Vec<i64> = if reverse {
+        (0..steps).rev().collect()
+    } else {
+        (0..steps).collect()
+    };
+    for t in order {
+        let step = slice_dim(b, inputs, 0, t, t + 1, 1)?;
+        let gi = support::reshape(b, step, &[batch, cell.gates() * hidden])?;
+        let gh = project(b, h, weights.w_hh, weights.b_hh)?;
+        match cell {
+            Cell::Lstm => {
+                let sum = b.add(gi, gh)?;
+                let i = gate(b, sum, 0, hidden)?;
+                let i = b.logistic(i)?;
+                let f = gate(b, sum, 1, hidden)?;
+                let f = b.logistic(f)?;
+                let g = gate(b, sum, 2, hidden)?;
+                let g = b.tanh(g)?;
+                let o = gate(b, sum, 3, hidden)?;
+                let o = b.logistic(o)?;
+                let prev =
+                    c.ok_or_else(|| OpError::new("internal: an LSTM without a cell state"))?;
+                let kept = b.multiply(f, prev)?;
+                let added = b.multiply(i, g)?;
+                let next = b.add(kept, added)?;
+                let squashed = b.tanh(next)?;
+                h = b.multiply(o, squashed)?;
+                c = Some(next);
+            }
+            Cell::Gru => {
+                let parts = |b: &mut FunctionBuilder, v: Value| -> OpResult<[Value; 3]> {
+                    Ok([
+                        gate(b, v, 0, hidden)?,
+                        gate(b, v, 1, hidden)?,
+                        gate(b, v, 2, hidden)?,
+                    ])
+                };
+                let [ir, iz, inn] = parts(b, gi)?;
+                let [hr, hz, hn] = parts(b, gh)?;
+                let r = b.add(ir, hr)?;
+                let r = b.logistic(r)?;
+                let z = b.add(iz, hz)?;
+                let z = b.logistic(z)?;
+                let reset = b.multiply(r, hn)?;
+                let n = b.add(inn, reset)?;
+                let n = b.tanh(n)?;
+                // h' = n + z · (h - n)
+                let diff = b.subtract(h, n)?;
+                let kept = b.multiply(z, diff)?;
+                h = b.add(n, kept)?;
+            }
+        }
+        outputs[t as usize] = support::reshape(b, h, &[1, batch, hidden])?;
+    }
+    Ok((concat(b, &outputs, 0)?, h, c))
+}
+
+fn recurrent(cx: &mut Cx<'_>, args: &Args<'_>, cell: Cell) -> OpResult<Vec<Val>> {
+    let x = args.tensor("input")?;
+    let params = args.tensors("params")?;
+    let has_biases = args.bool("has_biases")?;
+    let layers = args.int("num_layers")?;
+    let directions = if args.bool("bidirectional")? { 2 } else { 1 };
+    let batch_first = args.bool("batch_first")?;
+    if args.bool("train")? && args.float("dropout")? > 0.0 {
+        return Err(OpError::unsupported(
+            "recurrent layers with dropout in training mode (call `model.eval()` before exporting)",
+        ));
+    }
+    let per_direction = if has_biases { 4 } else { 2 };
+    if params.len() as i64 != layers * directions * per_direction {
+        return Err(OpError::unsupported(
+            "recurrent layers with projections (`proj_size`)",
+        ));
+    }
+    let (h0, c0) = match cell {
+        Cell::Lstm => {
+            let hx = args.tensors("hx")?;
+            let [h, c] = hx[..] else {
+                bail!("an LSTM takes two initial states, got {}", hx.len());
+            };
+            (h, Some(c))
+        }
+        Cell::Gru => (args.tensor("hx")?, None),
+    };
+    let b = &mut *cx.b;
+    let mut layer_input = if batch_first {
+        support::transpose(b, x, &[1, 0, 2])?
+    } else {
+        x
+    };
+    let state_shape = support::shape(b, h0)?;
+    let state = |b: &mut FunctionBuilder, v: Value, k: i64| -> OpResult<Value> {
+        let s = slice_dim(b, v, 0, k, k + 1, 1)?;
+        support::reshape(b, s, &state_shape[1..])
+    };
+    let mut h_n = Vec::new();
+    let mut c_n = Vec::new();
+    for layer in 0..layers {
+        let mut outputs = Vec::new();
+        for direction in 0..directions {
+            let k = layer * directions + direction;
+            let p = &params[(k * per_direction) as usize..((k + 1) * per_direction) as usize];
+            let weights = Weights {
+                w_ih: p[0],
+                w_hh: p[1],
+                b_ih: has_biases.then(|| p[2]),
+                b_hh: has_biases.then(|| p[3]),
+            };
+            let h = state(b, h0, k)?;
+            let c = c0.map(|c0| state(b, c0, k)).transpose()?;
+            let (out, h, c) = run_direction(b, cell, layer_input, &weights, h, c, direction == 1)?;
+            outputs.push(out);
+            h_n.push(support::reshape(b, h, &[&[1], &state_shape[1..]].concat())?);
+            if let Some(c) = c {
+                c_n.push(support::reshape(b, c, &[&[1], &state_shape[1..]].concat())?);
+            }
+        }
+        layer_input = concat(b, &outputs, 2)?;
+    }
+    let output = if batch_first {
+        support::transpose(b, layer_input, &[1, 0, 2])?
+    } else {
+        layer_input
+    };
+    let mut results = vec![Val::Tensor(output), Val::Tensor(concat(b, &h_n, 0)?)];
+    if cell == Cell::Lstm {
+        results.push(Val::Tensor(concat(b, &c_n, 0)?));
+    }
+    Ok(results)
+}
+
+fn lstm(cx: &mut Cx<'_>, args: &Args<'_>) -> OpResult<Vec<Val>> {
+    recurrent(cx, args, Cell::Lstm)
+}
+
+fn gru(cx: &mut Cx<'_>, args: &Args<'_>) -> OpResult<Vec<Val>> {
+    recurrent(cx, args, Cell::Gru)
+}

@@ -1,0 +1,206 @@
+#!/usr/bin/env python3
+"""Export torch's own per-op test inputs (OpInfo sample inputs) as tpuc fixtures.
+
+For every OpInfo of `torch.testing._internal.common_methods_invocations.op_db` whose ATen op
+tpuc registers (by name; see docs/ops.md), up to SAMPLES float32 samples are exported. GROUP
+OpInfos share one program per dialect (`opinfo/groupK.pt2`, `opinfo/groupK.core.pt2`): each
+sample's tensors are buffers of the module and its results user outputs, so a test lowers the
+slice of one sample at a time (`LowerOptions::outputs`). `opinfo/groupK.expected.npy` holds
+eager's outputs flattened and joined (float64); `opinfo/manifest.json` says, per OpInfo, which
+outputs are its samples', where their values are, and why a sample was left out.
+
+Usage (from the repository root, in the venv of testdata/requirements.txt):
+
+    python testdata/opinfo.py            # every covered OpInfo; rewrites testdata/opinfo/
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import sys
+from pathlib import Path
+
+import numpy as np
+import torch
+from torch import nn
+from torch.testing._internal.common_methods_invocations import op_db
+from torch.utils import _pytree as pytree
+
+HERE = Path(__file__).resolve().parent
+OUT = HERE / "opinfo"
+MANIFEST = OUT / "manifest.json"
+SAMPLES = 4
+# Elements a sample may hold (inputs and results, each), to keep testdata/ small.
+MAX_ELEMENTS = 1024
+GROUP = 10
+# Values torch does not define (uninitialised memory) or that depend on a random generator.
+NONDETERMINISTIC = {"empty", "empty_like", "new_empty", "empty_strided", "bernoulli", "normal"}
+TOL = {"rtol": 1.3e-6 * 100, "atol": 1e-5}
+FORBIDDEN = [b"/work", b"/root", b"/home", b"/tmp", b"site-packages", b"/usr/"]
+
+
+def registered_names() -> set[str]:
+    doc = (HERE.parent / "docs" / "ops.md").read_text()
+    return {t.split(".")[0] for t in re.findall(r"^\| `torch\.ops\.aten\.([^`]+)`", doc, re.M)}
+
+
+def covered() -> list:
+    names = registered_names() - NONDETERMINISTIC
+    ops = [o for o in op_db if (o.aten_name or o.name) in names and o.supports_out is not None]
+    return sorted(ops, key=lambda o: (o.name, o.variant_test_name))
+
+
+def key(opinfo) -> str:
+    name = opinfo.name.replace(".", "_")
+    return f"{name}_{opinfo.variant_test_name}" if opinfo.variant_test_name else name
+
+
+class Samples(nn.Module):
+    """Calls the op on each sample; every tensor of a sample is a buffer."""
+
+    def __init__(self, calls: list) -> None:
+        super().__init__()
+        self.calls = []
+        n = 0
+        for op, s in calls:
+            leaves, spec = pytree.tree_flatten((s.input, s.args, s.kwargs))
+            slots = []
+            for leaf in leaves:
+                if isinstance(leaf, torch.Tensor):
+                    self.register_buffer(f"t{n}", leaf.detach().clone())
+                    slots.append(("t", f"t{n}"))
+                    n += 1
+                else:
+                    slots.append(("v", leaf))
+            self.calls.append((op, slots, spec))
+
+    def forward(self) -> list[torch.Tensor]:
+        outputs = []
+        for op, slots, spec in self.calls:
+            leaves = [getattr(self, v) if kind == "t" else v for kind, v in slots]
+            x, args, kwargs = pytree.tree_unflatten(leaves, spec)
+            outputs.extend(flat(op(x, *args, **kwargs)))
+        return outputs
+
+
+def flat(value) -> list[torch.Tensor]:
+    return [t for t in pytree.tree_leaves(value) if isinstance(t, torch.Tensor)]
+
+
+def usable(opinfo, sample) -> str | None:
+    """Why the sample is left out, or None."""
+    try:
+        outs = flat(opinfo.op(sample.input, *sample.args, **sample.kwargs))
+    except Exception as e:  # noqa: BLE001 - torch raises many kinds
+        return f"eager raises {type(e).__name__}"
+    if not outs:
+        return "no tensor result"
+    inputs = flat((sample.input, sample.args, sample.kwargs))
+    if sum(t.numel() for t in inputs) > MAX_ELEMENTS or sum(t.numel() for t in outs) > MAX_ELEMENTS:
+        return f"more than {MAX_ELEMENTS} elements"
+    if any(t.is_complex() or t.dtype == torch.float64 or t.numel() == 0 for t in outs):
+        return "complex, float64 or empty result"
+    if any(t.is_sparse or t.layout != torch.strided for t in outs):
+        return "non-strided result"
+    return None
+
+
+def export_both(model: nn.Module):
+    ep = torch.export.export(model, ())
+    core = ep.run_decompositions()
+    return ep, core
+
+
+def strip(ep) -> None:
+    """Node metadata that only makes archives larger (the stack is the generator's)."""
+    for m in ep.graph_module.modules():
+        if isinstance(m, torch.fx.GraphModule):
+            for node in m.graph.nodes:
+                for k in ("stack_trace", "nn_module_stack", "source_fn_stack", "from_node", "seq_nr"):
+                    node.meta.pop(k, None)
+
+
+def select(opinfo) -> tuple[dict, list]:
+    """The OpInfo's manifest entry so far and its usable samples."""
+    entry: dict = {"opinfo": opinfo.name, "variant": opinfo.variant_test_name, "skipped": []}
+    try:
+        samples = list(opinfo.sample_inputs("cpu", torch.float32, requires_grad=False))
+    except Exception as e:  # noqa: BLE001
+        entry["refused"] = f"sample_inputs raises {type(e).__name__}"
+        return entry, []
+    kept = []
+    for i, s in enumerate(samples):
+        if len(kept) == SAMPLES:
+            break
+        why = usable(opinfo, s)
+        if why is None:
+            try:
+                export_both(Samples([(opinfo.op, s)]))
+            except Exception as e:  # noqa: BLE001
+                why = f"torch.export raises {type(e).__name__}"
+        if why is None:
+            kept.append(s)
+        else:
+            entry["skipped"].append({"sample": i, "why": why})
+    if not kept:
+        entry["refused"] = "no sample exports"
+    return entry, kept
+
+
+def generate_group(name: str, members: list, manifest: dict) -> None:
+    calls, parts, offset, output = [], [], 0, 0
+    for opinfo, entry, kept in members:
+        samples = []
+        for s in kept:
+            calls.append((opinfo.op, s))
+            with torch.no_grad():
+                outs = flat(opinfo.op(s.input, *s.args, **s.kwargs))
+            described = []
+            for t in outs:
+                values = t.detach().to(torch.float64).flatten().numpy()
+                described.append({"output": output, "dtype": str(t.dtype).removeprefix("torch."),
+                                  "shape": list(t.shape), "offset": offset})
+                parts.append(values)
+                offset += values.size
+                output += 1
+            samples.append(described)
+        entry.update({"group": name, "samples": samples, "tolerance": TOL})
+        manifest["ops"][key(opinfo)] = entry
+    ep, core = export_both(Samples(calls))
+    for program, suffix in ((ep, ""), (core, ".core")):
+        strip(program)
+        program.example_inputs = None
+        path = OUT / f"{name}{suffix}.pt2"
+        torch.export.save(program, path)
+        data = path.read_bytes()
+        assert not any(f in data for f in FORBIDDEN), f"{path.name} names the machine"
+    np.save(OUT / f"{name}.expected.npy", np.concatenate(parts), allow_pickle=False)
+    manifest["groups"][name] = {"pt2": f"{name}.pt2", "core": f"{name}.core.pt2", "expected": f"{name}.expected.npy"}
+
+
+def main() -> int:
+    torch.use_deterministic_algorithms(True)
+    torch.set_num_threads(1)
+    OUT.mkdir(exist_ok=True)
+    for stale in [*OUT.glob("*.pt2"), *OUT.glob("*.npy")]:
+        stale.unlink()
+    manifest: dict = {"ops": {}, "groups": {}}
+    members = []
+    for opinfo in covered():
+        print(f"[{key(opinfo)}]", flush=True)
+        torch.manual_seed(0)
+        entry, kept = select(opinfo)
+        if kept:
+            members.append((opinfo, entry, kept))
+        else:
+            manifest["ops"][key(opinfo)] = entry
+    for k in range(0, len(members), GROUP):
+        generate_group(f"group{k // GROUP:02}", members[k : k + GROUP], manifest)
+    manifest["torch_version"] = torch.__version__
+    MANIFEST.write_text(json.dumps(manifest, indent=1, sort_keys=True) + "\n")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
