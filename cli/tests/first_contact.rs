@@ -15,7 +15,7 @@ fn compile_stderr(plugin_logs: bool) -> String {
             "compile",
             model.to_str().unwrap(),
             "--target",
-            "tpu:v5e:2x2",
+            "tpu:v5e:1x1",
             "--target",
             "cpu",
         ],
@@ -32,7 +32,7 @@ fn compile_stderr(plugin_logs: bool) -> String {
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
-    assert!(String::from_utf8_lossy(&out.stdout).contains("tpu:v5e:2x2"));
+    assert!(String::from_utf8_lossy(&out.stdout).contains("tpu:v5e:1x1"));
     String::from_utf8(out.stderr).unwrap()
 }
 
