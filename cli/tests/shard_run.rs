@@ -110,7 +110,10 @@ fn every_preset_that_applies_matches_eager_and_the_one_device_run() {
             applied.push(preset);
         }
         for required in ["fsdp", "tp"] {
-            assert!(applied.contains(&required), "{name}: {required} did not apply");
+            assert!(
+                applied.contains(&required),
+                "{name}: {required} did not apply"
+            );
         }
         ran.push(format!("{name}: {applied:?}"));
     }
