@@ -37,46 +37,55 @@ impl PluginArgs {
 
 #[derive(clap::Args)]
 pub struct Args {
-    /// The `.pt2` archive written by `torch.export.save`.
+    /// The `.pt2` archive written by `torch.export.save` (or a `.mlir` module).
     model: PathBuf,
-    /// What to compile for: tpu:<topology> (e.g. tpu:v5e:2x2; see `tpuc targets`), cpu or
-    /// cpu:<devices>. Repeat to compile for several.
-    #[arg(long = "target", value_name = "TARGET", default_value = "tpu:v5e:2x2")]
-    targets: Vec<Target>,
     /// Also write the serialized executable to this file (one target only).
     #[arg(short, long, value_name = "FILE")]
     output: Option<PathBuf>,
     #[command(flatten)]
-    plugins: PluginArgs,
+    common: TargetedArgs,
+}
+
+/// What `compile` and `key` take besides the program: its targets, the plugins, the output
+/// format, the cache tiers and the lowering flags.
+#[derive(clap::Args)]
+pub struct TargetedArgs {
+    /// What to compile for: tpu:<topology> (e.g. tpu:v5e:2x2; see `tpuc targets`), cpu or
+    /// cpu:<devices>. Repeat to compile for several.
+    #[arg(long = "target", value_name = "TARGET", default_value = "tpu:v5e:2x2")]
+    pub targets: Vec<Target>,
+    #[command(flatten)]
+    pub plugins: PluginArgs,
     /// Output format.
     #[arg(long, value_enum, default_value_t = Format::Text)]
-    format: Format,
+    pub format: Format,
     #[command(flatten)]
-    cache: CacheArgs,
+    pub cache: CacheArgs,
     #[command(flatten)]
-    remote: RemoteArgs,
+    pub remote: RemoteArgs,
     #[command(flatten)]
-    lowering: LoweringArgs,
+    pub lowering: LoweringArgs,
 }
 
 pub fn run(args: &Args) -> Result<ExitCode> {
+    let common = &args.common;
     let started = Instant::now();
-    if args.output.is_some() && args.targets.len() != 1 {
+    if args.output.is_some() && common.targets.len() != 1 {
         return Err(miette!(
             help = "compile one target at a time with -o, or take the executables from the cache \
                     (`tpuc cache show KEY` prints their paths)",
             "-o writes one executable, but {} targets were given",
-            args.targets.len()
+            common.targets.len()
         ));
     }
-    let (caches, opening) = args
+    let (caches, opening) = common
         .remote
-        .open(args.cache.open()?, &PlanOptions::default())?;
-    let plugins = args.plugins.paths();
+        .open(common.cache.open()?, &PlanOptions::default())?;
+    let plugins = common.plugins.paths();
     let mut report = tpuc_driver::compile(
         &args.model,
-        &args.targets,
-        &args.lowering.options(kernel_platform(&args.targets))?,
+        &common.targets,
+        &common.lowering.options(kernel_platform(&common.targets))?,
         &plugins,
         &caches,
     )?;
@@ -90,8 +99,8 @@ pub fn run(args: &Args) -> Result<ExitCode> {
         eprintln!("warning: {warning}");
     }
     match &report.passes {
-        Some(passes) => args.lowering.passes.print_report(passes),
-        None if args.lowering.passes.wants_report() => {
+        Some(passes) => common.lowering.passes.print_report(passes),
+        None if common.lowering.passes.wants_report() => {
             eprintln!(
                 "note: the lowered module came from the cache, so no pass ran; `tpuc lower` with \
                  the same flags shows the passes"
@@ -100,7 +109,7 @@ pub fn run(args: &Args) -> Result<ExitCode> {
         None => {}
     }
     let seconds = started.elapsed().as_secs_f64();
-    match args.format {
+    match common.format {
         Format::Json => {
             let targets: Vec<_> = report
                 .compiled

@@ -5,52 +5,39 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use miette::Result;
-use tpuc_driver::Target;
 use tpuc_prewarm::PlanOptions;
 
 use crate::Format;
-use crate::cache::{CacheArgs, RemoteArgs, print_json};
-use crate::compile::PluginArgs;
-use crate::lower::LoweringArgs;
+use crate::cache::print_json;
+use crate::compile::TargetedArgs;
 
 #[derive(clap::Args)]
 pub struct Args {
     /// The `.pt2` archive (or `.mlir` module).
     model: PathBuf,
-    /// The targets, as `tpuc compile` takes them. Repeat for several.
-    #[arg(long = "target", value_name = "TARGET", default_value = "tpu:v5e:2x2")]
-    targets: Vec<Target>,
     #[command(flatten)]
-    plugins: PluginArgs,
-    /// Output format.
-    #[arg(long, value_enum, default_value_t = Format::Text)]
-    format: Format,
-    #[command(flatten)]
-    cache: CacheArgs,
-    #[command(flatten)]
-    remote: RemoteArgs,
-    #[command(flatten)]
-    lowering: LoweringArgs,
+    common: TargetedArgs,
 }
 
 pub fn run(args: &Args) -> Result<ExitCode> {
-    let (caches, mut warnings) = args
+    let common = &args.common;
+    let (caches, mut warnings) = common
         .remote
-        .open(args.cache.open()?, &PlanOptions::default())?;
+        .open(common.cache.open()?, &PlanOptions::default())?;
     let keys = tpuc_driver::keys(
         &args.model,
-        &args.targets,
-        &args
+        &common.targets,
+        &common
             .lowering
-            .options(crate::compile::kernel_platform(&args.targets))?,
-        &args.plugins.paths(),
+            .options(crate::compile::kernel_platform(&common.targets))?,
+        &common.plugins.paths(),
         &caches,
         &mut warnings,
     )?;
     for warning in &warnings {
         eprintln!("warning: {warning}");
     }
-    match args.format {
+    match common.format {
         Format::Json => print_json(&serde_json::json!({
             "model": args.model.display().to_string(),
             "frontend_key": keys.frontend_key.to_string(),
