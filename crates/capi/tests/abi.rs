@@ -13,17 +13,22 @@ fn crate_dir() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
 }
 
-/// The cdylib cargo built next to this test's `deps/` directory.
+/// The cdylib cargo built for this test: in `deps/` beside it (where a clean `cargo test` leaves
+/// it), or one level up when a `cargo build` copied it there.
 fn library() -> PathBuf {
     let exe = std::env::current_exe().unwrap();
-    let dir = exe.parent().unwrap().parent().unwrap();
-    let library = dir.join(format!(
+    let deps = exe.parent().unwrap();
+    let name = format!(
         "{}tpuc_capi{}",
         std::env::consts::DLL_PREFIX,
         std::env::consts::DLL_SUFFIX
-    ));
-    assert!(library.exists(), "no {}", library.display());
-    library
+    );
+    let candidates = [deps.join(&name), deps.parent().unwrap().join(&name)];
+    candidates
+        .iter()
+        .find(|library| library.exists())
+        .unwrap_or_else(|| panic!("no {} beside {}", name, deps.display()))
+        .clone()
 }
 
 /// A cache holding the mlp fixture's XLA:CPU executable; its directory and key.
