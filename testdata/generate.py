@@ -385,8 +385,8 @@ def case_llama(gen: torch.Generator) -> Case:
     # batch 4 and head counts divisible by 4 so data- and tensor-parallel plans apply on 4 devices.
     config = LlamaConfig(
         vocab_size=256,
-        hidden_size=64,
-        intermediate_size=128,
+        hidden_size=256,
+        intermediate_size=512,
         num_hidden_layers=2,
         num_attention_heads=8,
         num_key_value_heads=4,

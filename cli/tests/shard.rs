@@ -41,7 +41,7 @@ fn llama_uses_every_chip_of_a_v5e_2x2_with_fsdp_and_tp() {
     );
     let whole_arguments = number(&whole, "memory", "argument_bytes");
     let whole_flops = number(&whole, "cost", "flops");
-    for (preset, max_arguments, max_flops) in [("fsdp", 0.3, 1.0), ("tp", 0.45, 0.3)] {
+    for (preset, max_arguments, max_flops) in [("fsdp", 0.3, 1.0), ("tp", 0.3, 0.3)] {
         let (sharded, stderr) = compile(cache.path(), "tpu:v5e:2x2", &["--shard", preset]);
         assert_eq!(sharded["devices"], 4, "{preset}");
         assert_eq!(sharded["partitions"], 4, "{preset}");
@@ -178,73 +178,8 @@ fn the_plan_and_mesh_enter_the_key_and_the_manifest_records_shardings() {
     ] {
         assert_eq!(&argument(fqn), expected, "{fqn}");
     }
-    // The embedding splits on the hidden dimension ([256, 16] fills TPU tiles, [64, 64] would
-    // not); the residual stream and the norms' weights follow it.
-    assert_eq!(argument("inner.model.embed_tokens.weight"), row);
-    assert_eq!(
-        argument("inner.model.norm.weight"),
-        serde_json::json!([["tp"]])
-    );
-}
-
-#[test]
-fn lower_prints_every_op_with_its_sharding_and_a_memory_estimate() {
-    let model = llama();
-    let out = support::uncached(&[
-        "lower",
-        &model,
-        "--shard",
-        "fsdp+tp",
-        "--mesh",
-        "dp=2,tp=2",
-        "--format",
-        "json",
-    ]);
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(out.status.success(), "{stderr}");
-    let text = String::from_utf8_lossy(&out.stdout);
-    assert!(
-        text.contains("sdy.mesh @mesh = <[\"dp\"=2, \"tp\"=2]>"),
-        "{text}"
-    );
-    assert!(text.contains("mhlo.num_partitions = 4 : i32"));
-    let ops: Vec<&str> = text
-        .lines()
-        .map(str::trim)
-        .filter(|l| l.starts_with('%') && l.contains(" = "))
-        .collect();
-    let top_level: Vec<&&str> = ops
-        .iter()
-        .filter(|l| !l.contains(": tensor<f32>") || l.contains("sdy"))
-        .collect();
-    assert!(!top_level.is_empty());
-    let unannotated: Vec<&&&str> = top_level
-        .iter()
-        .filter(|l| !l.contains("sdy.sharding"))
-        .collect();
-    assert!(
-        unannotated.len() * 20 < top_level.len(),
-        "ops without a sharding: {unannotated:#?}"
-    );
-    let report: Value = serde_json::from_str(&stderr).unwrap_or_else(|e| panic!("{e}: {stderr}"));
-    assert_eq!(report["mesh"], "dp=2,tp=2");
-    let memory = &report["memory"];
-    let per_device = memory["weight_bytes_per_device"].as_u64().unwrap();
-    let whole = memory["weight_bytes"].as_u64().unwrap();
-    assert!(per_device * 4 <= whole + whole / 10, "{memory}");
-
-    // Text: the same estimate for people.
-    let out = support::uncached(&["lower", &model, "--shard", "tp", "--target", "cpu:4"]);
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(out.status.success(), "{stderr}");
-    assert!(
-        stderr.contains("sharding: mesh tp=4 (4 devices)"),
-        "{stderr}"
-    );
-    assert!(
-        stderr.contains("weights") && stderr.contains("per device of"),
-        "{stderr}"
-    );
+    // A square embedding ([256, 256]) fills tiles either way; it splits on the vocabulary.
+    assert_eq!(argument("inner.model.embed_tokens.weight"), column);
 }
 
 #[test]
@@ -270,7 +205,7 @@ fn plans_that_cannot_apply_fail_naming_tensor_shape_and_axis() {
         ),
         (
             vec!["--shard", &odd, "--target", "cpu:3"],
-            vec!["lm_head.weight", "[256, 64]", "axis `tp` (3)"],
+            vec!["lm_head.weight", "[256, 256]", "axis `tp` (3)"],
         ),
         (
             vec!["--shard", "dp", "--target", "cpu:8"],
@@ -317,7 +252,7 @@ fn plans_that_cannot_apply_fail_naming_tensor_shape_and_axis() {
     let stderr = flat(&String::from_utf8_lossy(&out.stderr));
     assert_eq!(out.status.code(), Some(1), "{stderr}");
     assert!(
-        stderr.contains("weight `inner.lm_head.weight` has shape [256, 64]"),
+        stderr.contains("weight `inner.lm_head.weight` has shape [256, 256]"),
         "{stderr}"
     );
     let (stats, _) = json(cache.path(), &["cache", "stats"]);
