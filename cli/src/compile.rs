@@ -39,9 +39,12 @@ impl PluginArgs {
 pub struct Args {
     /// The `.pt2` archive written by `torch.export.save` (or a `.mlir` module).
     model: PathBuf,
-    /// Also write the serialized executable to this file (one target only).
+    /// Also write the serialized executable to this file (one target and shape only).
     #[arg(short, long, value_name = "FILE")]
     output: Option<PathBuf>,
+    /// Shapes (of --dim lists and --buckets) to compile in parallel (default: one per core).
+    #[arg(short, long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
+    jobs: Option<u32>,
     #[command(flatten)]
     common: TargetedArgs,
 }
@@ -70,35 +73,57 @@ pub struct TargetedArgs {
 pub fn run(args: &Args) -> Result<ExitCode> {
     let common = &args.common;
     let started = Instant::now();
-    if args.output.is_some() && common.targets.len() != 1 {
+    let shapes = common.lowering.shapes(&args.model)?;
+    if args.output.is_some() && common.targets.len() * shapes.len() != 1 {
         return Err(miette!(
-            help = "compile one target at a time with -o, or take the executables from the cache \
-                    (`tpuc cache show KEY` prints their paths)",
-            "-o writes one executable, but {} targets were given",
-            common.targets.len()
+            help = "compile one target and one shape at a time with -o, or take the \
+                    executables from the cache (`tpuc cache show KEY` prints their paths)",
+            "-o writes one executable, but {} targets and {} shapes were given",
+            common.targets.len(),
+            shapes.len()
         ));
     }
     let (caches, opening) = common
         .remote
         .open(common.cache.open()?, &PlanOptions::default())?;
     let plugins = common.plugins.paths();
-    let mut report = tpuc_driver::compile(
+    let jobs = args.jobs.map_or_else(
+        || std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get),
+        |jobs| jobs as usize,
+    );
+    let compiles = tpuc_driver::compile_shapes(
         &args.model,
         &common.targets,
-        &common.lowering.options(kernel_platform(&common.targets))?,
+        &common
+            .lowering
+            .unsized_options(kernel_platform(&common.targets))?,
+        &shapes,
+        jobs,
         &plugins,
         &caches,
     )?;
-    report.warnings.splice(0..0, opening);
-    if let (Some(path), [compiled]) = (&args.output, report.compiled.as_slice()) {
+    let first = &compiles[0].report;
+    if let (Some(path), [compiled]) = (&args.output, first.compiled.as_slice()) {
         tpuc_driver::write_atomically(path, &compiled.executable)?;
     }
-    let mut warnings = report.warnings.clone();
-    warnings.extend(report.compiled.iter().filter_map(one_device_warning));
+    let mut warnings = opening;
+    for compile in &compiles {
+        let report = &compile.report;
+        let new = report
+            .warnings
+            .iter()
+            .cloned()
+            .chain(report.compiled.iter().filter_map(one_device_warning));
+        for warning in new {
+            if !warnings.contains(&warning) {
+                warnings.push(warning);
+            }
+        }
+    }
     for warning in &warnings {
         eprintln!("warning: {warning}");
     }
-    match &report.passes {
+    match &first.passes {
         Some(passes) => common.lowering.passes.print_report(passes),
         None if common.lowering.passes.wants_report() => {
             eprintln!(
@@ -111,39 +136,22 @@ pub fn run(args: &Args) -> Result<ExitCode> {
     let seconds = started.elapsed().as_secs_f64();
     match common.format {
         Format::Json => {
-            let targets: Vec<_> = report
-                .compiled
+            let targets: Vec<_> = compiles
                 .iter()
-                .map(|compiled| {
-                    let signature = &compiled.manifest.signature;
-                    let mesh = signature.mesh.as_ref().map(|axes| {
-                        axes.iter()
-                            .map(|a| format!("{}={}", a.name, a.size))
-                            .collect::<Vec<_>>()
-                            .join(",")
-                    });
-                    serde_json::json!({
-                        "target": compiled.target.to_string(),
-                        "devices": compiled.target.devices(),
-                        "partitions": tpuc_driver::compile::partitions(signature),
-                        "mesh": mesh,
-                        "key": compiled.key,
-                        "hit": compiled.origin != Origin::Compiled,
-                        "origin": compiled.origin.name(),
-                        "entry": compiled.entry,
-                        "size": compiled.executable.len(),
-                        "seconds": compiled.seconds,
-                        "compile_seconds": compiled.manifest.compile_seconds,
-                        "memory": compiled.manifest.report.memory,
-                        "cost": compiled.manifest.report.cost,
-                    })
+                .flat_map(|compile| {
+                    let module = compile.report.module_sha256;
+                    compile
+                        .report
+                        .compiled
+                        .iter()
+                        .map(move |compiled| target_json(compiled, &compile.dims, module))
                 })
                 .collect();
             print_json(&serde_json::json!({
                 "model": args.model,
-                "frontend_key": report.frontend_key,
-                "frontend_hit": report.frontend_hit,
-                "module_sha256": report.module_sha256,
+                "frontend_key": first.frontend_key,
+                "frontend_hit": first.frontend_hit,
+                "module_sha256": first.module_sha256,
                 "targets": targets,
                 "output": args.output,
                 "warnings": warnings,
@@ -151,36 +159,8 @@ pub fn run(args: &Args) -> Result<ExitCode> {
             }))?;
         }
         Format::Text => {
-            let lowering = if report.frontend_hit {
-                "cached"
-            } else {
-                "lowered"
-            };
-            println!(
-                "{} ({lowering} module {})",
-                args.model.display(),
-                report.module_sha256
-            );
-            for compiled in &report.compiled {
-                let status = match compiled.origin {
-                    Origin::Local => "hit",
-                    Origin::Shared => "hit (shared)",
-                    Origin::Compiled => "miss",
-                };
-                println!(
-                    "{:<14} {status:<12} {}  {:>10}  {:.3} s",
-                    compiled.target.to_string(),
-                    compiled.key,
-                    human_size(compiled.executable.len() as u64),
-                    compiled.seconds
-                );
-                if let Some(line) = report_line(&compiled.manifest.report) {
-                    println!("  {line}");
-                }
-                match &compiled.entry {
-                    Some(entry) => println!("  entry {}", entry.display()),
-                    None => println!("  not stored in the cache"),
-                }
+            for compile in &compiles {
+                print_shape_text(&args.model, compile, shapes.len() > 1);
             }
             if let Some(path) = &args.output {
                 println!("wrote {}", path.display());
@@ -189,6 +169,92 @@ pub fn run(args: &Args) -> Result<ExitCode> {
         }
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// One (shape, target) element of `--format json`'s `targets`.
+fn target_json(
+    compiled: &tpuc_driver::Compiled,
+    dims: &std::collections::BTreeMap<String, i64>,
+    module_sha256: tpuc_cache::Digest,
+) -> serde_json::Value {
+    let signature = &compiled.manifest.signature;
+    let mesh = signature.mesh.as_ref().map(|axes| {
+        axes.iter()
+            .map(|a| format!("{}={}", a.name, a.size))
+            .collect::<Vec<_>>()
+            .join(",")
+    });
+    let inputs: Vec<_> = signature
+        .arguments
+        .iter()
+        .filter(|binding| binding.kind == "input")
+        .map(|binding| serde_json::json!({"name": binding.name, "shape": binding.shape}))
+        .collect();
+    serde_json::json!({
+        "target": compiled.target.to_string(),
+        "dims": dims,
+        "inputs": inputs,
+        "module_sha256": module_sha256,
+        "devices": compiled.target.devices(),
+        "partitions": tpuc_driver::compile::partitions(signature),
+        "mesh": mesh,
+        "key": compiled.key,
+        "hit": compiled.origin != Origin::Compiled,
+        "origin": compiled.origin.name(),
+        "entry": compiled.entry,
+        "size": compiled.executable.len(),
+        "seconds": compiled.seconds,
+        "compile_seconds": compiled.manifest.compile_seconds,
+        "memory": compiled.manifest.report.memory,
+        "cost": compiled.manifest.report.cost,
+    })
+}
+
+/// The text report of one shape's compile: the module line (with the sizes when several
+/// shapes were compiled), then a line per target.
+fn print_shape_text(model: &std::path::Path, compile: &tpuc_driver::ShapeCompile, several: bool) {
+    let report = &compile.report;
+    let lowering = if report.frontend_hit {
+        "cached"
+    } else {
+        "lowered"
+    };
+    let shape = if several {
+        let dims: Vec<String> = compile
+            .dims
+            .iter()
+            .map(|(s, n)| format!("{s}={n}"))
+            .collect();
+        format!(" [{}]", dims.join(","))
+    } else {
+        String::new()
+    };
+    println!(
+        "{}{shape} ({lowering} module {})",
+        model.display(),
+        report.module_sha256
+    );
+    for compiled in &report.compiled {
+        let status = match compiled.origin {
+            Origin::Local => "hit",
+            Origin::Shared => "hit (shared)",
+            Origin::Compiled => "miss",
+        };
+        println!(
+            "{:<14} {status:<12} {}  {:>10}  {:.3} s",
+            compiled.target.to_string(),
+            compiled.key,
+            human_size(compiled.executable.len() as u64),
+            compiled.seconds
+        );
+        if let Some(line) = report_line(&compiled.manifest.report) {
+            println!("  {line}");
+        }
+        match &compiled.entry {
+            Some(entry) => println!("  entry {}", entry.display()),
+            None => println!("  not stored in the cache"),
+        }
+    }
 }
 
 /// Says so when the executable for a multi-device target uses one of its devices.

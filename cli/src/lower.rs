@@ -1,11 +1,12 @@
 //! `tpuc lower`: print a program as StableHLO (or its FX graph), to stdout or a file.
 
+use std::collections::BTreeMap;
 use std::io::Write;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use clap::ValueEnum;
-use miette::{IntoDiagnostic, Result};
-use tpuc_driver::{Emit, LowerOptions};
+use miette::{IntoDiagnostic, Result, miette};
+use tpuc_driver::{DimSizes, Emit, LowerOptions};
 
 use crate::Format;
 use crate::passes::PassArgs;
@@ -43,9 +44,15 @@ enum EmitArg {
 /// Lowering flags shared by `lower` and `run`.
 #[derive(clap::Args)]
 pub struct LoweringArgs {
-    /// Give a symbol a value, e.g. `--dim s77=8` (else the example's value is used).
-    #[arg(long = "dim", value_name = "SYMBOL=N", value_parser = parse_dim)]
-    dims: Vec<(String, i64)>,
+    /// Give a dimension, named by its symbol or as INPUT.AXIS, a size (else the example's
+    /// is used): `--dim s77=8`, `--dim input_ids.1=512`. `compile` and `key` take a list
+    /// (`--dim s27=128,256,512`): one executable per shape.
+    #[arg(long = "dim", value_name = "NAME=N[,M...]", value_parser = DimSizes::parse_list)]
+    dims: Vec<DimSizes>,
+    /// Power-of-two buckets for a dimension, for `compile` and `key`:
+    /// `--buckets input_ids.1=pow2:128..2048` is 128, 256, ..., 2048.
+    #[arg(long = "buckets", value_name = "NAME=pow2:LO..HI", value_parser = DimSizes::parse_buckets)]
+    buckets: Vec<DimSizes>,
     /// Give user input I a full static shape, e.g. `--input-shape 0=8x16`; its symbolic
     /// dimensions are solved from it.
     #[arg(long = "input-shape", value_name = "I=AxBx...", value_parser = parse_input_shape)]
@@ -95,11 +102,28 @@ impl ShardArgs {
 }
 
 impl LoweringArgs {
-    /// The options; `platform` (`tpu`, `cpu`, or `None` when targets mix them) picks kernels.
-    pub fn options(&self, platform: Option<&str>) -> Result<LowerOptions> {
+    /// The options for one shape of `model`: no dimension given more than one size.
+    /// `platform` (`tpu`, `cpu`, or `None` when targets mix them) picks kernels.
+    pub fn options(&self, model: &Path, platform: Option<&str>) -> Result<LowerOptions> {
+        let mut shapes = self.shapes(model)?;
+        if shapes.len() > 1 {
+            return Err(miette!(
+                help = "give each dimension one size here; `tpuc compile` and `tpuc key` take \
+                        lists and buckets",
+                "--dim and --buckets ask for {} shapes, but this command works on one",
+                shapes.len()
+            ));
+        }
+        let mut options = self.unsized_options(platform)?;
+        options.dims = shapes.pop().unwrap_or_default();
+        Ok(options)
+    }
+
+    /// The options without sizes for symbolic dimensions (see [`Self::shapes`]).
+    pub fn unsized_options(&self, platform: Option<&str>) -> Result<LowerOptions> {
         Ok(LowerOptions {
             inline_weights: self.inline_weights,
-            dims: self.dims.iter().cloned().collect(),
+            dims: BTreeMap::new(),
             input_shapes: self.input_shapes.iter().cloned().collect(),
             keep_going: self.keep_going,
             passes: self
@@ -111,19 +135,13 @@ impl LoweringArgs {
             outputs: None,
         })
     }
-}
 
-fn parse_dim(text: &str) -> Result<(String, i64), String> {
-    let (symbol, value) = text
-        .split_once('=')
-        .ok_or_else(|| format!("expected SYMBOL=N such as s77=8, got `{text}`"))?;
-    let value = value
-        .parse()
-        .map_err(|_| format!("`{value}` is not an integer"))?;
-    if symbol.is_empty() {
-        return Err("the symbol name is empty".to_owned());
+    /// Every shape `--dim` and `--buckets` ask for, as sizes by symbol (one empty map, the
+    /// exported example, when neither is given).
+    pub fn shapes(&self, model: &Path) -> Result<Vec<BTreeMap<String, i64>>> {
+        let dims: Vec<DimSizes> = self.dims.iter().chain(&self.buckets).cloned().collect();
+        Ok(tpuc_driver::specialisations(model, &dims)?)
     }
-    Ok((symbol.to_owned(), value))
 }
 
 fn parse_input_shape(text: &str) -> Result<(usize, Vec<i64>), String> {
@@ -157,7 +175,7 @@ pub fn run(args: &Args) -> Result<()> {
         Some(tpuc_driver::Target::Cpu { .. }) => "cpu",
         _ => "tpu",
     };
-    let mut options = args.lowering.options(Some(platform))?;
+    let mut options = args.lowering.options(&args.model, Some(platform))?;
     if let Some(target) = &args.target {
         options = target.lower_options(&options);
     }
@@ -232,9 +250,11 @@ mod tests {
 
     #[test]
     fn flag_values_parse() {
-        assert_eq!(parse_dim("s77=8"), Ok(("s77".to_owned(), 8)));
-        assert!(parse_dim("s77").is_err());
-        assert!(parse_dim("s77=x").is_err());
+        let dim = DimSizes::parse_list("s77=8").unwrap();
+        assert_eq!(dim.name, tpuc_driver::DimName::Symbol("s77".to_owned()));
+        assert_eq!(dim.sizes, [8]);
+        assert!(DimSizes::parse_list("s77").is_err());
+        assert!(DimSizes::parse_list("s77=x").is_err());
         assert_eq!(parse_input_shape("0=8x16"), Ok((0, vec![8, 16])));
         assert_eq!(parse_input_shape("2="), Ok((2, vec![])));
         assert!(parse_input_shape("0=8x-1").is_err());

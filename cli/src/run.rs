@@ -76,7 +76,7 @@ pub fn run(args: &Args) -> Result<ExitCode> {
         &inputs,
         &args
             .target
-            .lower_options(&args.lowering.options(Some("cpu"))?),
+            .lower_options(&args.lowering.options(&args.model, Some("cpu"))?),
     )?;
     let mesh_devices = prepared.placement()?.device_count();
     if mesh_devices > devices {

@@ -47,7 +47,14 @@ fn keys_of_a_mlir_module_depend_on_its_text_only() {
     // Two texts of one module: different front-end keys, one canonical module and compile key.
     assert_ne!(pretty["frontend_key"], generic["frontend_key"]);
     assert_eq!(pretty["module_sha256"], generic["module_sha256"]);
-    assert_eq!(pretty["targets"], generic["targets"]);
+    let keys = |report: &Value| -> Vec<(Value, Value)> {
+        let targets = report["targets"].as_array().unwrap();
+        targets
+            .iter()
+            .map(|t| (t["key"].clone(), t["cached"].clone()))
+            .collect()
+    };
+    assert_eq!(keys(&pretty), keys(&generic));
 }
 
 #[test]

@@ -66,6 +66,8 @@ pub struct Symbol {
     pub max: Option<i64>,
     /// The value in the example inputs torch exported with.
     pub example: Option<i64>,
+    /// The input axes that are this symbol (`tokens.1`), names `--dim` also takes.
+    pub axes: Vec<String>,
 }
 
 #[derive(Debug, Default, Serialize)]
@@ -278,6 +280,7 @@ fn symbols(archive: &Archive) -> Result<Vec<Symbol>> {
             }
         }
     }
+    let mut axes = tpuc_driver::axis_names(archive)?;
     Ok(archive
         .range_constraints()
         .iter()
@@ -286,6 +289,7 @@ fn symbols(archive: &Archive) -> Result<Vec<Symbol>> {
             min: range.min_val,
             max: range.max_val,
             example: examples.get(name).copied(),
+            axes: axes.remove(name).unwrap_or_default(),
         })
         .collect())
 }

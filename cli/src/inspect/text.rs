@@ -29,6 +29,9 @@ fn write_report(out: &mut String, r: &Report) -> std::fmt::Result {
             if let Some(example) = s.example {
                 write!(out, ", example {example}")?;
             }
+            if !s.axes.is_empty() {
+                write!(out, ", input axis {}", s.axes.join(", "))?;
+            }
             writeln!(out)?;
         }
     }

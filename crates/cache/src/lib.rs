@@ -24,6 +24,7 @@ mod key;
 pub mod knobs;
 mod maintenance;
 mod manifest;
+mod shapes;
 mod signing;
 mod store;
 mod walk;
@@ -35,6 +36,9 @@ pub use maintenance::{EntryInfo, GcReport, Listing, Stats, VerifyReport, parse_s
 pub use manifest::{
     Binding, Envelope, MANIFEST_FORMAT, Manifest, MeshAxis, ModuleRecord, Payload, PluginInfo,
     Signature,
+};
+pub use shapes::{
+    Bucket, InputShape, NoBucket, Padding, SHAPE_FORMAT, ShapeRecord, smallest_bucket,
 };
 pub use signing::{
     EntrySignature, MAX_SIGNATURE_SIZE, PublicKey, SIGNATURE_FORMAT, SecretKey, TrustedKeys,

@@ -149,7 +149,7 @@ impl Cache {
         self.entries_dir().join(&hex[..2]).join(hex)
     }
 
-    fn writable(&self) -> Result<()> {
+    pub(crate) fn writable(&self) -> Result<()> {
         match self.mode {
             Mode::ReadWrite => Ok(()),
             Mode::ReadOnly => Err(CacheError::ReadOnly {

@@ -52,7 +52,8 @@ typedef struct tpuc_binding {
     const char *dtype;
     const int64_t *shape;
     size_t rank;
-    /* The argument's sharding, once tpuc records shardings; NULL today. */
+    /* In a sharded executable, per dimension the mesh axes it is split over, as JSON
+     * ([["tp"],[]]: dimension 0 over axis tp, dimension 1 whole); NULL when unsharded. */
     const char *sharding;
 } tpuc_binding;
 
@@ -81,6 +82,15 @@ size_t tpuc_entry_argument_count(const tpuc_entry *entry);
 size_t tpuc_entry_result_count(const tpuc_entry *entry);
 tpuc_status tpuc_entry_argument(const tpuc_entry *entry, size_t i, tpuc_binding *out);
 tpuc_status tpuc_entry_result(const tpuc_entry *entry, size_t i, tpuc_binding *out);
+
+/* Shape buckets: the compile key of the smallest executable recorded in the shape index for
+ * program family `family` (64 hex digits, `tpuc key` prints it) and `target` ("cpu",
+ * "tpu:v5e:2x2") whose inputs hold `shape`, "NAME=AxB[;NAME=AxB...]" (input names as the
+ * manifest's bindings give them). On TPUC_OK, `*key_out` gets the key, NUL-terminated; look
+ * it up with tpuc_cache_lookup, and pad each input up to its binding's shape. TPUC_NOT_FOUND:
+ * nothing recorded for the target, or no bucket large enough (tpuc_last_error lists them). */
+tpuc_status tpuc_cache_find_bucket(tpuc_cache *cache, const char *family, const char *target,
+                                   const char *shape, char (*key_out)[65]);
 
 /* What the last failing call on this thread said; "" if none. */
 const char *tpuc_last_error(void);

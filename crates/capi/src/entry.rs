@@ -12,6 +12,8 @@ pub(crate) struct BindingData {
     pub index: i64,
     pub dtype: CString,
     pub shape: Vec<i64>,
+    /// Per dimension the mesh axes it is split over, as JSON (`[["tp"],[]]`).
+    pub sharding: Option<CString>,
 }
 
 pub struct Entry {
@@ -38,6 +40,10 @@ fn binding(binding: &Binding) -> BindingData {
             .unwrap_or(-1),
         dtype: c_string(&binding.dtype),
         shape: binding.shape.clone(),
+        sharding: binding
+            .sharding
+            .as_ref()
+            .map(|axes| c_string(&serde_json::to_string(axes).expect("axis lists serialize"))),
     }
 }
 

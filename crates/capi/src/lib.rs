@@ -12,7 +12,7 @@ use std::cell::RefCell;
 use std::ffi::{CStr, CString, c_char, c_int};
 use std::ptr;
 
-use tpuc_cache::{Cache, Key, Lookup, Mode};
+use tpuc_cache::{Cache, Key, Lookup, Mode, NoBucket};
 
 pub use entry::Entry;
 
@@ -238,7 +238,10 @@ fn binding_at(
             dtype: binding.dtype.as_ptr(),
             shape: binding.shape.as_ptr(),
             rank: binding.shape.len(),
-            sharding: ptr::null(),
+            sharding: binding
+                .sharding
+                .as_ref()
+                .map_or(ptr::null(), |s| s.as_ptr()),
         },
     )
 }
@@ -259,6 +262,85 @@ pub extern "C" fn tpuc_entry_result(
     out: *mut CBinding,
 ) -> Status {
     binding_at(entry, index, out, |e| &e.results, "result")
+}
+
+/// `NAME=AxB;NAME=AxB` as (name, shape) pairs.
+fn parse_request(text: &str) -> Result<Vec<(String, Vec<i64>)>, Status> {
+    text.split(';')
+        .map(|part| {
+            let (name, shape) = part
+                .split_once('=')
+                .filter(|(n, _)| !n.is_empty())
+                .ok_or(())?;
+            let shape = shape
+                .split('x')
+                .map(|d| d.parse::<i64>().map_err(|_| ()))
+                .collect::<Result<Vec<_>, ()>>()?;
+            Ok((name.to_owned(), shape))
+        })
+        .collect::<Result<_, ()>>()
+        .map_err(|()| {
+            fail(
+                Status::InvalidArgument,
+                format!("`{text}` is not a shape such as input_ids=1x300;mask=1x300"),
+            )
+        })
+}
+
+fn find_bucket(
+    cache: *const Cache,
+    family: *const c_char,
+    target: *const c_char,
+    shape: *const c_char,
+) -> Result<Key, Status> {
+    let cache = handle(cache, "cache")?;
+    let family = c_str(family, "family")?;
+    let family: Key = family.parse().map_err(|error| {
+        fail(
+            Status::InvalidArgument,
+            format!("`{family}` is not a family key: {error}"),
+        )
+    })?;
+    let target = c_str(target, "target")?;
+    let request = parse_request(c_str(shape, "shape")?)?;
+    let records = cache
+        .shapes(&family)
+        .map_err(|error| fail(Status::Error, error.to_string()))?;
+    match tpuc_cache::smallest_bucket(&records, target, &request) {
+        Ok(bucket) => Ok(bucket.record.key),
+        Err(NoBucket::NoRecords) => Err(fail(
+            Status::NotFound,
+            format!("no shape of family {family} is recorded for {target}"),
+        )),
+        Err(NoBucket::UnknownInput { input, inputs }) => Err(fail(
+            Status::InvalidArgument,
+            format!("no input `{input}`; the inputs are {}", inputs.join(", ")),
+        )),
+        Err(NoBucket::TooLarge { buckets }) => Err(fail(
+            Status::NotFound,
+            format!(
+                "no bucket holds the shape; the buckets are: {}",
+                buckets.join("; ")
+            ),
+        )),
+    }
+}
+
+#[unsafe(no_mangle)]
+pub extern "C" fn tpuc_cache_find_bucket(
+    cache: *mut Cache,
+    family: *const c_char,
+    target: *const c_char,
+    shape: *const c_char,
+    key_out: *mut [c_char; 65],
+) -> Status {
+    status_of(find_bucket(cache, family, target, shape), |key| {
+        let mut text = [0 as c_char; 65];
+        for (slot, byte) in text.iter_mut().zip(key.to_string().bytes()) {
+            *slot = byte as c_char;
+        }
+        put(key_out, text)
+    })
 }
 
 #[unsafe(no_mangle)]

@@ -48,7 +48,12 @@ fn cache_with_entry() -> (tempfile::TempDir, String) {
 }
 
 fn compile_c_check(out: &Path) -> PathBuf {
-    let binary = out.join("check_cache");
+    compile_c(out, "check_cache")
+}
+
+/// `tests/c/NAME.c` compiled with `cc` against the header and the cdylib.
+fn compile_c(out: &Path, name: &str) -> PathBuf {
+    let binary = out.join(name);
     let library = library();
     let status = Command::new("cc")
         .arg("-std=c11")
@@ -56,7 +61,7 @@ fn compile_c_check(out: &Path) -> PathBuf {
         .arg("-Werror")
         .arg("-I")
         .arg(crate_dir().join("include"))
-        .arg(crate_dir().join("tests/c/check_cache.c"))
+        .arg(crate_dir().join(format!("tests/c/{name}.c")))
         .arg("-o")
         .arg(&binary)
         .arg(&library)
@@ -163,4 +168,100 @@ fn a_damaged_or_missing_entry_is_refused() {
     assert!(text.starts_with("verify 2\n"), "{text}");
     let (code, text) = run(&mut ctypes(cache.path(), &key));
     assert_eq!(code, 2, "{text}");
+}
+
+#[test]
+fn a_runtime_finds_the_smallest_bucket_for_a_request() {
+    let dir = tempfile::tempdir().unwrap();
+    let model = crate_dir().join("../../testdata/models/dyn_seq.pt2");
+    let options = tpuc_lower::LowerOptions::default();
+    let shapes: Vec<_> = [8, 32]
+        .into_iter()
+        .map(|seq| std::collections::BTreeMap::from([("s27".to_owned(), seq)]))
+        .collect();
+    let compiles = tpuc_driver::compile_shapes(
+        &model,
+        &[Target::Cpu { devices: 1 }],
+        &options,
+        &shapes,
+        2,
+        &PluginPaths::default(),
+        &Cache::open(dir.path(), Mode::ReadWrite).into(),
+    )
+    .unwrap();
+    let key_at = |i: usize| compiles[i].report.compiled[0].key.to_string();
+    let family = tpuc_driver::family_key(&model, &Target::Cpu { devices: 1 }, &options)
+        .unwrap()
+        .to_string();
+    let out = tempfile::tempdir().unwrap();
+    let find = compile_c(out.path(), "find_bucket");
+    let ask = |target: &str, shape: &str| {
+        run(Command::new(&find)
+            .arg(dir.path())
+            .arg(&family)
+            .arg(target)
+            .arg(shape))
+    };
+    let (code, text) = ask("cpu", "tokens=2x9");
+    assert_eq!(code, 0, "{text}");
+    assert_eq!(text, format!("bucket {}\ninput tokens 2x32\n", key_at(1)));
+    let (code, text) = ask("cpu", "tokens=2x8");
+    assert_eq!(
+        (code, text.lines().next().unwrap()),
+        (0, format!("bucket {}", key_at(0)).as_str())
+    );
+    let (code, text) = ask("cpu", "tokens=2x33");
+    assert_eq!(code, 1, "{text}");
+    assert!(
+        text.contains("the buckets are: tokens=2x8; tokens=2x32"),
+        "{text}"
+    );
+    let (code, text) = ask("tpu:v5e:2x2", "tokens=2x8");
+    assert_eq!(code, 1, "{text}");
+    let (code, text) = ask("cpu", "tokens=2by8");
+    assert_eq!(code, 3, "{text}");
+}
+
+#[test]
+fn a_sharded_entry_gives_each_argument_its_axes() {
+    let dir = tempfile::tempdir().unwrap();
+    let model = crate_dir().join("../../testdata/models/mlp.pt2");
+    let options = tpuc_lower::LowerOptions {
+        sharding: Some(tpuc_shard::ShardRequest::new(
+            tpuc_shard::PlanSource::parse("fsdp").unwrap(),
+            None,
+        )),
+        ..Default::default()
+    };
+    let report = tpuc_driver::compile(
+        &model,
+        &[Target::Cpu { devices: 2 }],
+        &options,
+        &PluginPaths::default(),
+        &Cache::open(dir.path(), Mode::ReadWrite).into(),
+    )
+    .unwrap();
+    let compiled = &report.compiled[0];
+    let out = tempfile::tempdir().unwrap();
+    let check = compile_c_check(out.path());
+    let (code, text) = run(Command::new(&check)
+        .arg(dir.path())
+        .arg(compiled.key.to_string()));
+    assert_eq!(code, 0, "{text}");
+    let arguments = &compiled.manifest.signature.arguments;
+    let shown: Vec<&str> = text
+        .lines()
+        .filter(|l| l.starts_with("argument "))
+        .map(|l| l.rsplit(' ').next().unwrap())
+        .collect();
+    let expected: Vec<String> = arguments
+        .iter()
+        .map(|b| {
+            b.sharding
+                .as_ref()
+                .map_or("-".to_owned(), |s| serde_json::to_string(s).unwrap())
+        })
+        .collect();
+    assert_eq!(shown, expected);
+    assert!(expected.iter().any(|s| s.contains("dp")), "{expected:?}");
 }

@@ -14,8 +14,8 @@ use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use serde::{Deserialize, Serialize};
 use tpuc_cache::{
-    Binding, Cache, Digest, FrontendParts, Key, KeyParts, Manifest, ModuleRecord, Payload,
-    PluginInfo, Signature, TargetId, knobs, sha256,
+    Binding, Cache, Digest, FrontendParts, InputShape, Key, KeyParts, Manifest, Mode, ModuleRecord,
+    Payload, PluginInfo, SHAPE_FORMAT, ShapeRecord, Signature, TargetId, knobs, sha256,
 };
 use tpuc_lower::{ArgumentSource, LowerOptions, ResultSource};
 use tpuc_pjrt::{CompileOptions, Executable, ExecutableReport, Plugin, PluginKind, Program, Value};
@@ -239,6 +239,7 @@ pub fn compile(
     let mut compiled = Vec::new();
     for target in targets {
         let started = Instant::now();
+        let family = family_key(model, target, options)?;
         let module = frontends.for_target(model, target, options, cache, &mut warnings)?;
         let plugin = plugins.locate(target.plugin_kind())?;
         let identity = plugin_identity(&plugin, target, cache, &mut warnings)?;
@@ -252,6 +253,14 @@ pub fn compile(
         );
         let key = parts.key();
         if let Some(found) = caches.lookup(&key, &mut warnings) {
+            record_shape(
+                cache,
+                &family,
+                target,
+                options,
+                &found.manifest,
+                &mut warnings,
+            );
             compiled.push(Compiled {
                 target: target.clone(),
                 key,
@@ -276,6 +285,7 @@ pub fn compile(
         let manifest = new_manifest(parts, target, &identity, &plugin, module, &fresh);
         let executable = fresh.bytes;
         let entry = caches.store(&manifest, &executable, &mut warnings);
+        record_shape(cache, &family, target, options, &manifest, &mut warnings);
         compiled.push(Compiled {
             target: target.clone(),
             key,
@@ -297,6 +307,111 @@ pub fn compile(
         warnings,
         passes,
     })
+}
+
+/// One shape's compile: the sizes given to the symbols, and what [`compile`] did.
+#[derive(Debug)]
+pub struct ShapeCompile {
+    pub dims: BTreeMap<String, i64>,
+    pub report: CompileReport,
+}
+
+/// Compiles `model` for every target once per shape (its sizes added to `options.dims`),
+/// `jobs` shapes at a time, each through the cache like [`compile`]. Reports come back in
+/// shape order; the first failure, in that order, is the error.
+pub fn compile_shapes(
+    model: &Path,
+    targets: &[Target],
+    options: &LowerOptions,
+    shapes: &[BTreeMap<String, i64>],
+    jobs: usize,
+    plugins: &PluginPaths,
+    caches: &CacheTiers,
+) -> Result<Vec<ShapeCompile>> {
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    let results: Mutex<Vec<Option<Result<CompileReport>>>> =
+        Mutex::new(shapes.iter().map(|_| None).collect());
+    std::thread::scope(|scope| {
+        for _ in 0..jobs.clamp(1, shapes.len().max(1)) {
+            scope.spawn(|| {
+                loop {
+                    let index = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                    let Some(dims) = shapes.get(index) else {
+                        break;
+                    };
+                    let mut options = options.clone();
+                    options.dims.extend(dims.clone());
+                    let report = compile(model, targets, &options, plugins, caches);
+                    results
+                        .lock()
+                        .unwrap_or_else(|poisoned| poisoned.into_inner())[index] = Some(report);
+                }
+            });
+        }
+    });
+    results
+        .into_inner()
+        .unwrap_or_else(|poisoned| poisoned.into_inner())
+        .into_iter()
+        .zip(shapes)
+        .map(|(report, dims)| {
+            Ok(ShapeCompile {
+                dims: dims.clone(),
+                report: report.expect("every shape was compiled")?,
+            })
+        })
+        .collect()
+}
+
+/// The shape index's family of `model` under `options` for `target`: what its front-end key
+/// is derived from, without the sizes given to its symbolic dimensions.
+pub fn family_key(model: &Path, target: &Target, options: &LowerOptions) -> Result<Key> {
+    let mut without_sizes = target.lower_options(options);
+    without_sizes.dims.clear();
+    without_sizes.input_shapes.clear();
+    let frontend = FrontendSource::open(model)?.parts(&without_sizes)?.key();
+    Ok(Key(sha256(
+        format!("tpuc-shape-family/1\n{frontend}").as_bytes(),
+    )))
+}
+
+/// Records in the shape index that `manifest`'s executable serves its inputs' shapes for
+/// `target`; a cache that cannot take it only warns.
+fn record_shape(
+    cache: &Cache,
+    family: &Key,
+    target: &Target,
+    options: &LowerOptions,
+    manifest: &Manifest,
+    warnings: &mut Vec<String>,
+) {
+    if cache.mode() == Mode::ReadOnly {
+        return;
+    }
+    let inputs = manifest
+        .signature
+        .arguments
+        .iter()
+        .filter(|binding| binding.kind == "input")
+        .map(|binding| InputShape {
+            name: binding.name.clone().unwrap_or_else(|| {
+                binding
+                    .index
+                    .map_or_else(String::new, |index| index.to_string())
+            }),
+            shape: binding.shape.clone(),
+        })
+        .collect();
+    let record = ShapeRecord {
+        format: SHAPE_FORMAT.to_owned(),
+        target: target.to_string(),
+        dims: options.dims.clone(),
+        inputs,
+        key: manifest.key,
+    };
+    if let Err(error) = cache.record_shape(family, &record) {
+        warnings.push(format!("{error}; the shape index is not updated"));
+    }
 }
 
 /// The compile options of a module: SPMD over its mesh's devices with the Shardy partitioner

@@ -80,6 +80,15 @@ pub enum DriverError {
     #[diagnostic(code(tpuc::unsupported))]
     Unsupported(String),
 
+    /// A dimension, bucket list or shape that does not fit the program.
+    #[error("{message}")]
+    #[diagnostic(code(tpuc::shape))]
+    Shape {
+        message: String,
+        #[help]
+        help: Option<String>,
+    },
+
     /// A sharded program whose mesh or shardings cannot be placed on the devices.
     #[error("{message}")]
     #[diagnostic(code(tpuc::placement))]

@@ -23,14 +23,15 @@ pub mod mlir;
 pub mod prewarm;
 mod run;
 mod runtime;
+mod shapes;
 mod shard_io;
 mod tensor;
 mod tiers;
 
 pub use compare::{Comparison, Tolerance, compare};
 pub use compile::{
-    CachedRun, CompileReport, Compiled, Keys, PluginPaths, Target, TargetKey, compile,
-    compile_module_report, keys, run_cached,
+    CachedRun, CompileReport, Compiled, Keys, PluginPaths, ShapeCompile, Target, TargetKey,
+    compile, compile_module_report, compile_shapes, family_key, keys, run_cached,
 };
 pub use emit::{Emit, fx_graph};
 pub use error::{DriverError, InputMismatch, MlirParseError, Result};
@@ -39,6 +40,7 @@ pub use jax_envelope::jax_envelope;
 pub use lower::{Lowered, emit, lower};
 pub use run::{Input, Prepared, RunOutput, output_path, prepare, run};
 pub use runtime::{Executable, Runtime};
+pub use shapes::{DimName, DimSizes, axis_names, parse_shape, smallest_bucket, specialisations};
 pub use shard_io::{Layout, Placement};
 pub use tensor::{HostTensor, npy_dtype, npy_dtype_for_input};
 pub use tiers::{CacheTiers, Found, Origin, error_chain};
