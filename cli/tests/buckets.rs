@@ -193,3 +193,41 @@ fn an_input_axis_names_the_same_shape_as_its_symbol() {
     assert_eq!(by_axis.stdout, by_symbol.stdout);
     assert!(String::from_utf8_lossy(&by_axis.stdout).contains("tensor<2x32xi64>"));
 }
+
+#[test]
+fn prewarm_plans_take_buckets_by_input_axis_and_fill_the_shape_index() {
+    let cache = tempfile::tempdir().unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let plan = dir.path().join("plan.toml");
+    std::fs::write(
+        &plan,
+        format!(
+            "[[models]]\npath = {:?}\ntargets = [\"cpu\"]\nbuckets = {{ \"tokens.1\" = \"pow2:4..8\" }}\n",
+            dyn_seq()
+        ),
+    )
+    .unwrap();
+    let out = tpuc(cache.path(), &["prewarm", plan.to_str().unwrap()]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let out = key_for(cache.path(), "tokens=2x6");
+    assert!(out.status.success(), "{}", stderr(&out));
+    let answer: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(answer["targets"][0]["dims"], value!({"s27": 8}));
+    assert_eq!(answer["targets"][0]["cached"], true);
+
+    std::fs::write(
+        &plan,
+        format!(
+            "[[models]]\npath = {:?}\ntargets = [\"cpu\"]\nbuckets = {{ s27 = \"4..8\" }}\n",
+            dyn_seq()
+        ),
+    )
+    .unwrap();
+    let out = tpuc(cache.path(), &["prewarm", plan.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("buckets are written pow2:LO..HI"),
+        "{}",
+        stderr(&out)
+    );
+}

@@ -1,6 +1,7 @@
 //! `tpuc prewarm`: compile every item of a plan into the cache, in parallel, skipping items
 //! already there; or only report their keys (`--dry-run`) or which are missing (`--check`).
 
+use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -13,6 +14,7 @@ use tpuc_prewarm::{Item, Plan};
 
 use crate::compile::{PluginPaths, Target, cached_key, compile};
 use crate::error::DriverError;
+use crate::shapes::DimSizes;
 use crate::tiers::{CacheTiers, Origin};
 
 /// What a prewarm run does with each item.
@@ -102,6 +104,26 @@ pub fn prewarm(
         .collect()
 }
 
+/// The item's sizes by symbol: names that are input axes (`input_ids.1`) become the symbol
+/// they are.
+fn item_dims(item: &Item<Target>) -> Result<BTreeMap<String, i64>, DriverError> {
+    let dims = item
+        .shape
+        .dims()
+        .map(|(name, size)| {
+            let name = name.parse().map_err(|message| DriverError::Shape {
+                message,
+                help: None,
+            })?;
+            let sizes = vec![i64::try_from(size).unwrap_or(i64::MAX)];
+            Ok(DimSizes { name, sizes })
+        })
+        .collect::<Result<Vec<_>, DriverError>>()?;
+    Ok(crate::shapes::specialisations(&item.model, &dims)?
+        .pop()
+        .unwrap_or_default())
+}
+
 fn run_item(
     item: &Item<Target>,
     mode: Mode,
@@ -112,11 +134,7 @@ fn run_item(
     let started = Instant::now();
     let mut options = base.clone();
     let sharding = item_sharding(item);
-    options.dims.extend(
-        item.shape
-            .dims()
-            .map(|(symbol, size)| (symbol.to_owned(), i64::try_from(size).unwrap_or(i64::MAX))),
-    );
+    let named = item_dims(item);
     let mut outcome = ItemOutcome {
         model: item.model.clone(),
         shape: item.shape.to_string(),
@@ -128,7 +146,14 @@ fn run_item(
         error: None,
         warnings: Vec::new(),
     };
-    let result = match sharding {
+    let result = match (sharding, named) {
+        (Err(error), _) | (_, Err(error)) => Err(error),
+        (Ok(sharding), Ok(dims)) => {
+            options.dims.extend(dims);
+            Ok(sharding)
+        }
+    };
+    let result = match result {
         Err(error) => Err(error),
         Ok(Some(request)) => {
             options.sharding = Some(request);

@@ -75,19 +75,10 @@ impl DimSizes {
     pub fn parse_buckets(text: &str) -> Result<Self, String> {
         let (name, spec) =
             split_assignment(text, "NAME=pow2:LO..HI such as input_ids.1=pow2:128..2048")?;
-        let range = spec.strip_prefix("pow2:").ok_or_else(|| {
-            format!("`{spec}`: buckets are written pow2:LO..HI (LO, 2·LO, 4·LO, ... up to HI)")
-        })?;
-        let (low, high) = range
-            .split_once("..")
-            .ok_or_else(|| format!("`{range}`: expected LO..HI such as 128..2048"))?;
-        let (low, high) = (parse_size(low)?, parse_size(high)?);
-        if low > high {
-            return Err(format!("`{range}`: {low} is larger than {high}"));
-        }
-        let sizes = std::iter::successors(Some(low), |&size| size.checked_mul(2))
-            .take_while(|&size| size <= high)
-            .collect();
+        let sizes = tpuc_prewarm::pow2_sizes(spec)?
+            .into_iter()
+            .map(|size| i64::try_from(size).map_err(|_| format!("{size} is too large")))
+            .collect::<Result<_, _>>()?;
         Ok(DimSizes { name, sizes })
     }
 }

@@ -10,4 +10,4 @@ mod shape;
 
 pub use error::{InvalidPlan, PlanError};
 pub use plan::{Item, Plan, PlanOptions};
-pub use shape::{Shape, specialisations};
+pub use shape::{Shape, pow2_sizes, specialisations};

@@ -235,7 +235,7 @@ where
 {
     let models = expand_glob(&raw.path, base, at)?;
     let targets = parse_targets::<T>(&raw.targets, at)?;
-    let shapes = specialisations(&parse_dims(&raw.dims, at)?);
+    let shapes = specialisations(&parse_dims(&raw.dims, &raw.buckets, at)?);
     let shard = raw.shard.as_ref().map(|shard| {
         if shard.ends_with(".toml") {
             base.join(shard).display().to_string()
@@ -334,9 +334,23 @@ where
 
 fn parse_dims(
     raw: &BTreeMap<Spanned<String>, Spanned<Vec<Spanned<i64>>>>,
+    buckets: &BTreeMap<Spanned<String>, Spanned<String>>,
     at: &Locator,
 ) -> Result<BTreeMap<String, Vec<u64>>, PlanError> {
     let mut dims = BTreeMap::new();
+    for (name, spec) in buckets {
+        if raw.contains_key(name) {
+            return Err(at.error(
+                name.span(),
+                format!("`{}` has both `dims` and `buckets`", name.get_ref()),
+                "given twice",
+                Some("list its sizes in one of them".into()),
+            ));
+        }
+        let sizes = crate::shape::pow2_sizes(spec.get_ref())
+            .map_err(|message| at.error(spec.span(), message, "not pow2:LO..HI", None))?;
+        dims.insert(name.get_ref().clone(), sizes);
+    }
     for (symbol, sizes) in raw {
         if sizes.get_ref().is_empty() {
             return Err(at.error(

@@ -34,6 +34,9 @@ pub struct RawModel {
     pub targets: Spanned<Vec<Spanned<String>>>,
     #[serde(default)]
     pub dims: BTreeMap<Spanned<String>, Spanned<Vec<Spanned<i64>>>>,
+    /// Power-of-two buckets per dimension: `{ "input_ids.1" = "pow2:128..2048" }`.
+    #[serde(default)]
+    pub buckets: BTreeMap<Spanned<String>, Spanned<String>>,
     /// A sharding preset or plan file (relative to the plan's directory).
     pub shard: Option<String>,
     /// The device mesh for `shard`, e.g. `dp=2,tp=2`.

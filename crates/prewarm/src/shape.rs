@@ -29,6 +29,30 @@ impl fmt::Display for Shape {
     }
 }
 
+/// The sizes of `pow2:LO..HI`: LO, 2·LO, 4·LO, ... up to HI (`pow2:128..2048` is 128, 256,
+/// 512, 1024, 2048).
+pub fn pow2_sizes(spec: &str) -> Result<Vec<u64>, String> {
+    let range = spec.strip_prefix("pow2:").ok_or_else(|| {
+        format!("`{spec}`: buckets are written pow2:LO..HI (LO, 2·LO, 4·LO, ... up to HI)")
+    })?;
+    let (low, high) = range
+        .split_once("..")
+        .ok_or_else(|| format!("`{range}`: expected LO..HI such as 128..2048"))?;
+    let size = |text: &str| match text.trim().parse::<u64>() {
+        Ok(size) if size > 0 => Ok(size),
+        _ => Err(format!("`{text}` is not a positive size")),
+    };
+    let (low, high) = (size(low)?, size(high)?);
+    if low > high {
+        return Err(format!("`{range}`: {low} is larger than {high}"));
+    }
+    Ok(
+        std::iter::successors(Some(low), |&size| size.checked_mul(2))
+            .take_while(|&size| size <= high)
+            .collect(),
+    )
+}
+
 /// Every combination of the listed sizes: the cartesian product over symbols in name order,
 /// each symbol's sizes in the order given.
 pub fn specialisations(dims: &BTreeMap<String, Vec<u64>>) -> Vec<Shape> {
