@@ -1,6 +1,7 @@
 //! `tpuc`: the command-line front end. Parses arguments, calls the compiler crates and renders
 //! their results; no compiler logic lives here.
 
+mod age;
 mod cache;
 mod cache_export;
 mod compile;

@@ -24,6 +24,7 @@ mod key;
 pub mod knobs;
 mod maintenance;
 mod manifest;
+mod prefix;
 mod signing;
 mod store;
 mod walk;
@@ -36,6 +37,7 @@ pub use manifest::{
     Binding, Envelope, MANIFEST_FORMAT, Manifest, MeshAxis, ModuleRecord, Payload, PluginInfo,
     Signature,
 };
+pub use prefix::MIN_PREFIX;
 pub use signing::{
     EntrySignature, MAX_SIGNATURE_SIZE, PublicKey, SIGNATURE_FORMAT, SecretKey, TrustedKeys,
     signed_message,

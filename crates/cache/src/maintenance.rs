@@ -90,7 +90,7 @@ const STALE: Duration = Duration::from_secs(3600);
 impl Cache {
     /// Fails unless the cache directory is missing or a directory, and its layout directory
     /// missing or a real directory.
-    fn check_layout(&self) -> Result<()> {
+    pub(crate) fn check_layout(&self) -> Result<()> {
         let unusable = |reason| CacheError::Unusable {
             path: self.root().to_owned(),
             reason,
@@ -112,7 +112,7 @@ impl Cache {
         }
     }
 
-    fn entry_dirs(&self, walk: &mut Walk) -> Vec<(Key, PathBuf)> {
+    pub(crate) fn entry_dirs(&self, walk: &mut Walk) -> Vec<(Key, PathBuf)> {
         walk.sharded(&self.entries_dir())
             .into_iter()
             .filter_map(|path| {
