@@ -152,7 +152,10 @@ impl DriverError {
     pub(crate) fn pjrt(stage: &'static str) -> impl FnOnce(tpuc_pjrt::Error) -> DriverError {
         move |source| {
             let help = match &source {
-                tpuc_pjrt::Error::PluginNotFound { help, .. } => Some(help.clone()),
+                tpuc_pjrt::Error::PluginNotFound { .. }
+                | tpuc_pjrt::Error::UnknownXlaFlags { .. } => {
+                    miette::Diagnostic::help(&source).map(|help| help.to_string())
+                }
                 _ => None,
             };
             DriverError::Pjrt {

@@ -55,6 +55,27 @@ pub enum Error {
         message: String,
     },
 
+    /// `XLA_FLAGS` holds flags the plugin does not know; XLA would abort the process on them.
+    #[error(
+        "XLA_FLAGS has {} the plugin {} does not know: {}",
+        if flags.len() == 1 { "a flag" } else { "flags" },
+        plugin.display(),
+        flags.join(", ")
+    )]
+    #[diagnostic(
+        code(tpuc_pjrt::xla_flags),
+        help(
+            "XLA_FLAGS is `{value}`; remove or correct the unknown flags. It takes the fields of \
+             the plugin's XLA DebugOptions, which differ between XLA versions; libtpu's own \
+             flags (`--xla_tpu_*`, ...) go in LIBTPU_INIT_ARGS"
+        )
+    )]
+    UnknownXlaFlags {
+        plugin: PathBuf,
+        flags: Vec<String>,
+        value: String,
+    },
+
     /// An argument was rejected before reaching the plugin.
     #[error("{0}")]
     #[diagnostic(code(tpuc_pjrt::invalid_argument))]
