@@ -185,6 +185,8 @@ enum CacheCommand {
     },
     /// Check every entry's manifest, payload digest and signature; quarantine the bad ones.
     Verify {
+        /// Only this entry: its key, or a unique prefix of it (4 or more hex digits).
+        key: Option<String>,
         /// Also list the entries not signed by this public key (repeatable; also
         /// TPUC_TRUST_KEYS), and exit with status 5 if there are any.
         #[arg(
@@ -289,11 +291,16 @@ pub fn run(args: &Args) -> Result<std::process::ExitCode> {
                 }
             }
         }
-        CacheCommand::Verify { trust_keys } => {
-            let report = if trust_keys.is_empty() {
-                cache.verify()?
+        CacheCommand::Verify { key, trust_keys } => {
+            let trusted = if trust_keys.is_empty() {
+                None
             } else {
-                cache.verify_trusted(&TrustedKeys::read(trust_keys)?)?
+                Some(TrustedKeys::read(trust_keys)?)
+            };
+            let report = match (key, &trusted) {
+                (Some(key), trusted) => cache.verify_one(&cache.resolve(key)?, trusted.as_ref())?,
+                (None, Some(trusted)) => cache.verify_trusted(trusted)?,
+                (None, None) => cache.verify()?,
             };
             warn_all(&report.warnings);
             if json {

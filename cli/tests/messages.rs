@@ -51,6 +51,13 @@ fn says(stderr: &str, message: &str) -> bool {
     squash(stderr).contains(&squash(message))
 }
 
+/// The run succeeded; its stderr.
+fn succeeded(out: &Output, what: &str) -> String {
+    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert!(out.status.success(), "{what}: {stderr}");
+    stderr
+}
+
 /// The run failed with exit code 1, without a panic; its stderr.
 fn failed(out: &Output) -> String {
     let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
@@ -292,11 +299,7 @@ fn an_unknown_xla_flag_is_a_diagnostic_not_an_abort() {
         )
         .output()
         .unwrap();
-        assert!(
-            out.status.success(),
-            "{target}: {}",
-            String::from_utf8_lossy(&out.stderr)
-        );
+        succeeded(&out, target);
     }
 }
 
@@ -328,6 +331,15 @@ fn cache_commands_take_unique_key_prefixes() {
     );
     assert!(out_file.metadata().unwrap().len() > 0);
 
+    let (verify, _) = json(cache.path(), &["cache", "verify", &key[..5]]);
+    assert_eq!(
+        (
+            verify["ok"].as_u64(),
+            verify["corrupt"].as_array().map(Vec::len)
+        ),
+        (Some(1), Some(0))
+    );
+
     let stderr = failed(&tpuc(cache.path(), &["cache", "show", &key[..3]]));
     assert!(says(&stderr, "is too short"), "{stderr}");
     assert!(says(&stderr, "at least 4 hex digits"), "{stderr}");
@@ -338,6 +350,7 @@ fn cache_commands_take_unique_key_prefixes() {
     std::fs::create_dir(entries.join(&twin)).unwrap();
     for (args, what) in [
         (vec!["cache", "show", &key[..6]], "show"),
+        (vec!["cache", "verify", &key[..8]], "verify"),
         (vec!["cache", "rm", &key[..10]], "rm"),
     ] {
         let stderr = failed(&tpuc(cache.path(), &args));
@@ -365,8 +378,8 @@ fn cache_ls_shows_ages_and_models() {
     let cache = tempfile::tempdir().unwrap();
     let key = cache_with_mlp(cache.path());
     let out = tpuc(cache.path(), &["cache", "ls"]);
+    succeeded(&out, "cache ls");
     let stdout = String::from_utf8_lossy(&out.stdout);
-    assert!(out.status.success());
     let line = stdout
         .lines()
         .find(|line| line.starts_with(&key))
@@ -408,12 +421,7 @@ fn verbose_shows_what_the_plugin_logged_while_loading() {
             .env_remove("TPUC_PLUGIN_LOGS")
             .output()
             .unwrap();
-        assert!(
-            out.status.success(),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        String::from_utf8(out.stderr).unwrap()
+        succeeded(&out, "compile")
     };
     assert_eq!(run(false), "");
     let stderr = run(true);
@@ -435,7 +443,7 @@ fn the_graph_listing_shows_the_call_chain() {
         cache.path(),
         &["inspect", model.to_str().unwrap(), "--graph"],
     );
-    assert!(out.status.success());
+    succeeded(&out, "inspect");
     let stdout = String::from_utf8_lossy(&out.stdout);
     let view = stdout
         .split_once("%view = aten.view.default(")
