@@ -287,6 +287,46 @@ fn an_unknown_xla_flag_is_a_diagnostic_not_an_abort() {
         );
         assert!(!says(&stderr, "Unknown flag"), "{stderr}");
     }
+    // XLA reads a value that does not start with `-` as a file of flags, and needs two dashes.
+    let flag_file = cache.path().join("xla-flags.txt");
+    std::fs::write(
+        &flag_file,
+        "--xla_backend_optimization_level=1\n--xla_nope\n",
+    )
+    .unwrap();
+    let missing = cache.path().join("no-such-file");
+    for (value, message) in [
+        (
+            flag_file.to_str().unwrap(),
+            format!(
+                "does not know: --xla_nope help: XLA_FLAGS names the flag file `{}`",
+                flag_file.display()
+            ),
+        ),
+        (
+            missing.to_str().unwrap(),
+            format!(
+                "XLA_FLAGS names the flag file `{}`, which cannot be read",
+                missing.display()
+            ),
+        ),
+        (
+            "-xla_backend_optimization_level=1",
+            "does not know: -xla_backend_optimization_level".to_owned(),
+        ),
+    ] {
+        let out = command(
+            cache.path(),
+            &["compile", model.to_str().unwrap(), "--target", "cpu"],
+        )
+        .env("XLA_FLAGS", value)
+        .output()
+        .unwrap();
+        let stderr = failed(&out);
+        assert!(says(&stderr, &message), "{value}: {stderr}");
+        assert!(!says(&stderr, "F0000"), "{stderr}");
+    }
+
     // Flags the plugins know pass.
     for target in ["cpu", "tpu:v5e:1x1"] {
         let out = command(

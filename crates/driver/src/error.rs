@@ -159,7 +159,8 @@ impl DriverError {
         move |source| {
             let help = match &source {
                 tpuc_pjrt::Error::PluginNotFound { help, .. } => Some(help.clone()),
-                tpuc_pjrt::Error::UnknownXlaFlags { .. } => {
+                tpuc_pjrt::Error::UnknownXlaFlags { .. }
+                | tpuc_pjrt::Error::XlaFlagsFile { .. } => {
                     return DriverError::PluginSetup(Box::new(source));
                 }
                 _ => None,

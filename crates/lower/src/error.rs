@@ -11,8 +11,8 @@ pub struct SourceLine {
     pub file: String,
     pub line: u32,
     pub code: Option<String>,
-    /// Every frame of the stack trace, outermost (the model's `forward`) first, as
-    /// `file:line in function` lines; empty for a frame of a chain.
+    /// Every frame of the stack trace, outermost (the model's `forward`) first, each as
+    /// `file:line in function`.
     pub chain: Vec<String>,
 }
 
@@ -26,10 +26,20 @@ impl std::fmt::Display for SourceLine {
     }
 }
 
+/// ` at file:line: code`, or nothing without a source.
 fn at(source: &Option<Box<SourceLine>>) -> String {
+    located(" at", source)
+}
+
+/// `, first at file:line: code`, or nothing.
+fn first_at(source: &Option<Box<SourceLine>>) -> String {
+    located(", first at", source)
+}
+
+fn located(prefix: &str, source: &Option<Box<SourceLine>>) -> String {
     source
         .as_ref()
-        .map(|s| format!(" at {s}"))
+        .map(|s| format!("{prefix} {s}"))
         .unwrap_or_default()
 }
 
@@ -78,12 +88,12 @@ pub enum LowerError {
         help: Option<String>,
     },
 
-    /// `--keep-going`: every node of one target that cannot be lowered for one reason.
+    /// `--keep-going`: the nodes of one target tpuc does not lower (more than one).
     #[error(
         "tpuc does not lower `{target}` yet: {} node(s): {}{}",
         .nodes.len(),
         node_list(.nodes),
-        at(.source_line).replacen(" at", ", first at", 1)
+        first_at(.source_line)
     )]
     #[diagnostic(
         code(tpuc::lower::unsupported_op),

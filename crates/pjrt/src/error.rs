@@ -62,19 +62,26 @@ pub enum Error {
         plugin.display(),
         flags.join(", ")
     )]
-    #[diagnostic(
-        code(tpuc_pjrt::xla_flags),
-        help(
-            "XLA_FLAGS is `{value}`; remove or correct the unknown flags. It takes the fields of \
-             the plugin's XLA DebugOptions, which differ between XLA versions; libtpu's own \
-             flags (`--xla_tpu_*`, ...) go in LIBTPU_INIT_ARGS"
-        )
-    )]
+    #[diagnostic(code(tpuc_pjrt::xla_flags))]
     UnknownXlaFlags {
         plugin: PathBuf,
         flags: Vec<String>,
-        value: String,
+        #[help]
+        help: String,
     },
+
+    /// `XLA_FLAGS` names a flag file (a value not starting with `-`) that cannot be read; XLA
+    /// would abort the process on it.
+    #[error("XLA_FLAGS names the flag file `{}`, which cannot be read: {reason}", file.display())]
+    #[diagnostic(
+        code(tpuc_pjrt::xla_flags),
+        help(
+            "XLA reads a value that does not start with `-` as the name of a file of flags; \
+             write the flags themselves (`XLA_FLAGS=\"--xla_foo=1 --xla_bar=2\"`) or the path \
+             of a readable file"
+        )
+    )]
+    XlaFlagsFile { file: PathBuf, reason: String },
 
     /// An argument was rejected before reaching the plugin.
     #[error("{0}")]

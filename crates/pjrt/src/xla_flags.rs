@@ -15,14 +15,22 @@ use crate::error::{Error, Result};
 /// The variable XLA reads its flags from.
 pub const VARIABLE: &str = "XLA_FLAGS";
 
-/// Fails, naming the flags, if `XLA_FLAGS` holds a flag the plugin at `path` cannot know.
+/// Fails, naming the flags, if `XLA_FLAGS` holds a flag the plugin at `path` cannot know, or
+/// names a flag file that cannot be read.
 pub(crate) fn check(path: &Path) -> Result<()> {
     let Some(value) = std::env::var_os(VARIABLE) else {
         return Ok(());
     };
-    let value = value.to_string_lossy();
-    let names = flag_names(&value);
-    if names.is_empty() {
+    let value = value.to_string_lossy().into_owned();
+    let text = match flag_file(&value) {
+        None => value.clone(),
+        Some(file) => std::fs::read_to_string(file).map_err(|error| Error::XlaFlagsFile {
+            file: file.into(),
+            reason: error.to_string(),
+        })?,
+    };
+    let flags = words(&text);
+    if flags.is_empty() {
         return Ok(());
     }
     let Some(library) = map(path) else {
@@ -31,36 +39,46 @@ pub(crate) fn check(path: &Path) -> Result<()> {
     let Some(known) = debug_option_names(&library) else {
         return Ok(());
     };
-    let unknown: Vec<String> = names
+    let unknown: Vec<String> = flags
         .into_iter()
-        .filter(|name| !known.contains(*name))
-        .map(str::to_owned)
+        .filter(|flag| !flag_name(flag).is_some_and(|name| known.contains(name)))
+        .map(|flag| {
+            flag.split_once('=')
+                .map_or(flag, |(flag, _)| flag)
+                .to_owned()
+        })
         .collect();
     if unknown.is_empty() {
         return Ok(());
     }
+    let from = match flag_file(&value) {
+        Some(file) => format!("names the flag file `{file}`"),
+        None => format!("is `{value}`"),
+    };
     Err(Error::UnknownXlaFlags {
         plugin: path.to_owned(),
-        flags: unknown.iter().map(|name| format!("--{name}")).collect(),
-        value: value.into_owned(),
+        flags: unknown,
+        help: format!(
+            "XLA_FLAGS {from}; remove or correct the unknown flags. It takes `--name=value` \
+             flags named after the fields of the plugin's XLA DebugOptions, which differ \
+             between XLA versions; libtpu's own flags (`--xla_tpu_*`, ...) go in LIBTPU_INIT_ARGS"
+        ),
     })
 }
 
-/// The flag names of an `XLA_FLAGS` value (`--xla_foo=1 --xla_bar` gives `xla_foo`,
-/// `xla_bar`); none for a value XLA reads as a file name (not starting with `-`).
-fn flag_names(value: &str) -> Vec<&str> {
+/// The file an `XLA_FLAGS` value names, if XLA reads it as one: a value that does not start
+/// with `-` (XLA then reads its flags from that file).
+fn flag_file(value: &str) -> Option<&str> {
     let value = value.trim();
-    if !value.starts_with('-') {
-        return Vec::new();
-    }
-    words(value)
-        .into_iter()
-        .filter_map(|word| {
-            let name = word.trim_start_matches('-');
-            let name = name.split_once('=').map_or(name, |(name, _)| name);
-            (!name.is_empty()).then_some(name)
-        })
-        .collect()
+    (!value.is_empty() && !value.starts_with('-')).then_some(value)
+}
+
+/// The name of a `--name` or `--name=value` flag; `None` for a word XLA does not read as a
+/// flag (one dash, no name).
+fn flag_name(word: &str) -> Option<&str> {
+    let name = word.strip_prefix("--")?;
+    let name = name.split_once('=').map_or(name, |(name, _)| name);
+    (!name.is_empty()).then_some(name)
 }
 
 /// Splits on whitespace outside single or double quotes, as XLA does.
@@ -154,13 +172,27 @@ mod tests {
     use super::*;
 
     #[test]
-    fn flag_names_are_read_as_xla_reads_them() {
+    fn flags_are_read_as_xla_reads_them() {
+        let flags = words(" --xla_a=1 --xla_b  --xla_c='x y' -xla_d=\"p q\"\n--=3");
         assert_eq!(
-            flag_names(" --xla_a=1 --xla_b  --xla_c='x y' -xla_d=\"p q\""),
-            ["xla_a", "xla_b", "xla_c", "xla_d"]
+            flags,
+            [
+                "--xla_a=1",
+                "--xla_b",
+                "--xla_c='x y'",
+                "-xla_d=\"p q\"",
+                "--=3"
+            ]
         );
-        assert!(flag_names("/path/to/flagfile").is_empty());
-        assert!(flag_names("").is_empty());
+        let names: Vec<Option<&str>> = flags.iter().map(|flag| flag_name(flag)).collect();
+        assert_eq!(
+            names,
+            [Some("xla_a"), Some("xla_b"), Some("xla_c"), None, None]
+        );
+        assert_eq!(flag_file(" /path/to/flags "), Some("/path/to/flags"));
+        assert_eq!(flag_file("--xla_a"), None);
+        assert_eq!(flag_file("-xla_a"), None);
+        assert_eq!(flag_file(" "), None);
     }
 
     #[test]
