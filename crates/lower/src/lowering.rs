@@ -52,10 +52,11 @@ pub(crate) fn node_name(node: &Node) -> String {
     node.display_name().unwrap_or("?").to_owned()
 }
 
-/// `loc("node"("file.py":45:0))`: the FX node wrapping the user's line.
+/// `loc("node"("file.py":45:0))`: the FX node wrapping the line with the op (as diagnostics
+/// name it).
 fn location(node: &Node) -> Location {
     let name = node_name(node);
-    match node.user_frame() {
+    match node.innermost_user_frame() {
         Some(frame) => Location::named(name, Location::file(frame.file, frame.line, 0)),
         None => Location::name(name),
     }
