@@ -1,16 +1,17 @@
 //! `tpuc cache`: list, show, verify, evict and remove compiled executables.
 
 use std::path::PathBuf;
-use std::time::Duration;
+use std::time::{Duration, SystemTime};
 
 use clap::Subcommand;
 use miette::{IntoDiagnostic, Result};
-use tpuc_cache::{Cache, EntryInfo, Key, Mode, SecretKey, TrustedKeys};
+use tpuc_cache::{Cache, EntryInfo, Mode, SecretKey, TrustedKeys};
 use tpuc_driver::CacheTiers;
 use tpuc_prewarm::PlanOptions;
 use tpuc_remote::{Limits, RemoteError, RemoteOptions, RemoteStore, SharedTier};
 
 use crate::Format;
+use crate::age::ago;
 
 /// Where the cache is and whether it may be written; shared by every command that uses it.
 #[derive(clap::Args, Clone)]
@@ -179,11 +180,13 @@ enum CacheCommand {
     Ls,
     /// Print an entry's manifest.
     Show {
-        /// The entry's key (64 hex digits).
-        key: Key,
+        /// The entry's key, or a unique prefix of it (4 or more hex digits).
+        key: String,
     },
     /// Check every entry's manifest, payload digest and signature; quarantine the bad ones.
     Verify {
+        /// Only this entry: its key, or a unique prefix of it (4 or more hex digits).
+        key: Option<String>,
         /// Also list the entries not signed by this public key (repeatable; also
         /// TPUC_TRUST_KEYS), and exit with status 5 if there are any.
         #[arg(
@@ -212,8 +215,8 @@ enum CacheCommand {
     Export(crate::cache_export::ExportArgs),
     /// Remove one entry.
     Rm {
-        /// The entry's key (64 hex digits).
-        key: Key,
+        /// The entry's key, or a unique prefix of it (4 or more hex digits).
+        key: String,
     },
 }
 
@@ -242,20 +245,24 @@ pub fn run(args: &Args) -> Result<std::process::ExitCode> {
                 }))?;
             } else {
                 println!("{} entries in {}", entries.len(), cache.root().display());
+                let now = SystemTime::now();
                 for entry in &entries {
-                    let target = entry.manifest.as_ref().map_or("?", |m| m.target.as_str());
+                    let manifest = entry.manifest.as_ref();
+                    let target = manifest.map_or("?", |m| m.target.as_str());
+                    let model = manifest.and_then(|m| m.model.as_deref()).unwrap_or("?");
                     println!(
-                        "{}  {:<14} {:>10}  last used {}",
+                        "{}  {:<14} {:>10}  {:<16} last used {}",
                         entry.key,
                         target,
                         human_size(entry.size),
-                        entry.last_used_unix
+                        model,
+                        ago(entry.last_used, now)
                     );
                 }
             }
         }
         CacheCommand::Show { key } => {
-            let entry = cache.show(key)?;
+            let entry = cache.show(&cache.resolve(key)?)?;
             if json {
                 print_json(&serde_json::json!({
                     "key": entry.key,
@@ -267,7 +274,14 @@ pub fn run(args: &Args) -> Result<std::process::ExitCode> {
             } else {
                 println!("path       {}", entry.path.display());
                 println!("size       {}", human_size(entry.size));
-                println!("last used  {} (unix seconds)", entry.last_used_unix);
+                println!(
+                    "last used  {} ({} unix seconds)",
+                    ago(entry.last_used, SystemTime::now()),
+                    entry.last_used_unix
+                );
+                if let Some(model) = entry.manifest.as_ref().and_then(|m| m.model.as_deref()) {
+                    println!("model      {model}");
+                }
                 match &entry.manifest {
                     Some(manifest) => println!(
                         "{}",
@@ -277,11 +291,16 @@ pub fn run(args: &Args) -> Result<std::process::ExitCode> {
                 }
             }
         }
-        CacheCommand::Verify { trust_keys } => {
-            let report = if trust_keys.is_empty() {
-                cache.verify()?
+        CacheCommand::Verify { key, trust_keys } => {
+            let trusted = if trust_keys.is_empty() {
+                None
             } else {
-                cache.verify_trusted(&TrustedKeys::read(trust_keys)?)?
+                Some(TrustedKeys::read(trust_keys)?)
+            };
+            let report = match (key, &trusted) {
+                (Some(key), trusted) => cache.verify_one(&cache.resolve(key)?, trusted.as_ref())?,
+                (None, Some(trusted)) => cache.verify_trusted(trusted)?,
+                (None, None) => cache.verify()?,
             };
             warn_all(&report.warnings);
             if json {
@@ -352,7 +371,8 @@ pub fn run(args: &Args) -> Result<std::process::ExitCode> {
             }
         }
         CacheCommand::Rm { key } => {
-            cache.remove(key)?;
+            let key = cache.resolve(key)?;
+            cache.remove(&key)?;
             if json {
                 print_json(&serde_json::json!({ "removed": key }))?;
             } else {
@@ -408,6 +428,8 @@ fn summary(entry: &EntryInfo) -> serde_json::Value {
     serde_json::json!({
         "key": entry.key,
         "target": entry.manifest.as_ref().map(|m| m.target.clone()),
+        "model": entry.manifest.as_ref().and_then(|m| m.model.clone()),
+        "created_unix": entry.manifest.as_ref().map(|m| m.created_unix),
         "path": entry.path,
         "size": entry.size,
         "last_used_unix": entry.last_used_unix,

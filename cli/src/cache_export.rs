@@ -6,12 +6,12 @@ use std::path::PathBuf;
 
 use clap::ValueEnum;
 use miette::{Result, miette};
-use tpuc_cache::{Cache, Key, Lookup};
+use tpuc_cache::{Cache, Lookup};
 
 #[derive(clap::Args)]
 pub struct ExportArgs {
-    /// The entry's key (64 hex digits).
-    key: Key,
+    /// The entry's key, or a unique prefix of it (4 or more hex digits).
+    key: String,
     /// Who loads the file.
     #[arg(long = "for", value_enum, value_name = "RUNTIME")]
     runtime: Runtime,
@@ -36,20 +36,19 @@ impl ExportArgs {
 
 /// Writes the verified entry `key`, in the form `args` asks for; the size written.
 pub fn run(cache: &Cache, args: &ExportArgs) -> Result<u64> {
-    let hit = match cache.lookup(&args.key)? {
+    let key = cache.resolve(&args.key)?;
+    let hit = match cache.lookup(&key)? {
         Lookup::Hit(hit) => hit,
         Lookup::Miss => {
             return Err(miette!(
                 help = "`tpuc cache ls` lists the entries; `tpuc key MODEL --target T` prints a model's key",
-                "no cache entry {}",
-                args.key
+                "no cache entry {key}"
             ));
         }
         Lookup::Corrupt { path, reason } => {
             return Err(miette!(
                 help = "compile the model again to replace it",
-                "the entry {} is corrupt ({reason}); it was not exported (at {})",
-                args.key,
+                "the entry {key} is corrupt ({reason}); it was not exported (at {})",
                 path.display()
             ));
         }

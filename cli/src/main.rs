@@ -1,9 +1,11 @@
 //! `tpuc`: the command-line front end. Parses arguments, calls the compiler crates and renders
 //! their results; no compiler logic lives here.
 
+mod age;
 mod cache;
 mod cache_export;
 mod compile;
+mod diagnostics;
 mod inspect;
 mod key;
 mod lower;
@@ -25,6 +27,9 @@ use tpuc_driver::fx;
 struct Cli {
     #[command(subcommand)]
     command: Command,
+    /// Show more: the plugins' log lines, and the call chain of the nodes a diagnostic names.
+    #[arg(short, long, global = true)]
+    verbose: bool,
 }
 
 #[derive(Subcommand)]
@@ -68,7 +73,14 @@ enum Format {
 }
 
 fn main() -> ExitCode {
-    let cli = Cli::parse();
+    let matches = <Cli as clap::CommandFactory>::command().get_matches();
+    let json_errors = asks_for_json(&matches);
+    let cli = match <Cli as clap::FromArgMatches>::from_arg_matches(&matches) {
+        Ok(cli) => cli,
+        Err(error) => error.exit(),
+    };
+    tpuc_driver::show_plugin_logs(cli.verbose);
+    let verbose = cli.verbose;
     let result = match cli.command {
         Command::Inspect {
             model,
@@ -88,8 +100,21 @@ fn main() -> ExitCode {
     match result {
         Ok(code) => code,
         Err(report) => {
-            eprintln!("{report:?}");
+            diagnostics::print(&report, json_errors, verbose);
             ExitCode::FAILURE
         }
     }
+}
+
+/// Whether the (innermost) subcommand was given `--format json`, so errors are JSON too.
+fn asks_for_json(matches: &clap::ArgMatches) -> bool {
+    let mut matches = matches;
+    while let Some((_, sub)) = matches.subcommand() {
+        matches = sub;
+    }
+    matches
+        .try_get_one::<Format>("format")
+        .ok()
+        .flatten()
+        .is_some_and(|format| *format == Format::Json)
 }

@@ -145,14 +145,28 @@ pub struct NodeListing {
     pub target: String,
     pub inputs: Vec<NamedValue>,
     pub outputs: Vec<String>,
-    /// The user's source line: the first frame of the node's stack trace.
+    /// The user's source line: the innermost frame of the node's stack trace outside torch.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub source: Option<Source>,
+    /// Every frame of the stack trace, outermost first: the call chain to the op.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub stack: Vec<Source>,
     /// The innermost `nn.Module` path the node was traced in.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub module: Option<String>,
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub subgraphs: Vec<NamedGraph>,
+}
+
+impl Source {
+    fn new(frame: tpuc_pt2::Frame<'_>) -> Source {
+        Source {
+            file: frame.file.to_owned(),
+            line: frame.line,
+            function: frame.function.to_owned(),
+            code: frame.code.map(str::to_owned),
+        }
+    }
 }
 
 #[derive(Debug, Serialize)]
@@ -162,7 +176,7 @@ pub struct NamedValue {
     pub value: String,
 }
 
-#[derive(Debug, Serialize)]
+#[derive(Debug, PartialEq, Serialize)]
 pub struct Source {
     pub file: String,
     pub line: u32,
@@ -396,12 +410,8 @@ impl NodeListing {
                 })
                 .collect(),
             outputs: node.outputs.iter().map(fx::argument).collect(),
-            source: node.user_frame().map(|frame| Source {
-                file: frame.file.to_owned(),
-                line: frame.line,
-                function: frame.function.to_owned(),
-                code: frame.code.map(str::to_owned),
-            }),
+            source: node.innermost_user_frame().map(Source::new),
+            stack: node.stack_frames().into_iter().map(Source::new).collect(),
             module: node.module_path().map(str::to_owned),
             subgraphs: node
                 .subgraphs()

@@ -202,6 +202,16 @@ fn write_graph(out: &mut String, g: &GraphListing, depth: usize) -> std::fmt::Re
                 write!(out, ": {code}")?;
             }
             writeln!(out)?;
+            // The frames that led to the line, nearest first.
+            let depth = node.stack.iter().position(|frame| frame == src);
+            let callers: Vec<String> = node.stack[..depth.unwrap_or(0)]
+                .iter()
+                .rev()
+                .map(|frame| format!("{}:{} ({})", frame.file, frame.line, frame.function))
+                .collect();
+            if !callers.is_empty() {
+                writeln!(out, "{indent}    called from {}", callers.join(", "))?;
+            }
         }
         for sub in &node.subgraphs {
             writeln!(out, "{indent}  {}:", sub.name)?;

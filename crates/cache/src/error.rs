@@ -44,9 +44,20 @@ pub enum CacheError {
     #[error("{0}")]
     #[diagnostic(
         code(tpuc::cache::key),
-        help("keys are the 64 hex digits `tpuc compile` and `tpuc cache ls` print")
+        help(
+            "keys are the 64 hex digits `tpuc compile` and `tpuc cache ls` print; a unique prefix of 4 or more digits also names an entry"
+        )
     )]
     BadKey(String),
+
+    /// A key prefix given by the user that is too short or names several entries.
+    #[error("{message}")]
+    #[diagnostic(code(tpuc::cache::key_prefix))]
+    KeyPrefix {
+        message: String,
+        #[help]
+        help: String,
+    },
 
     /// A signing or trusted key file that cannot be used.
     #[error("cannot use the key file {}: {reason}", path.display())]

@@ -24,6 +24,7 @@ mod key;
 pub mod knobs;
 mod maintenance;
 mod manifest;
+mod prefix;
 mod shapes;
 mod signing;
 mod store;
@@ -37,6 +38,7 @@ pub use manifest::{
     Binding, Envelope, MANIFEST_FORMAT, Manifest, MeshAxis, ModuleRecord, Payload, PluginInfo,
     Signature,
 };
+pub use prefix::MIN_PREFIX;
 pub use shapes::{
     Bucket, InputShape, NoBucket, Padding, SHAPE_FORMAT, ShapeRecord, smallest_bucket,
 };

@@ -90,7 +90,7 @@ const STALE: Duration = Duration::from_secs(3600);
 impl Cache {
     /// Fails unless the cache directory is missing or a directory, and its layout directory
     /// missing or a real directory.
-    fn check_layout(&self) -> Result<()> {
+    pub(crate) fn check_layout(&self) -> Result<()> {
         let unusable = |reason| CacheError::Unusable {
             path: self.root().to_owned(),
             reason,
@@ -112,7 +112,7 @@ impl Cache {
         }
     }
 
-    fn entry_dirs(&self, walk: &mut Walk) -> Vec<(Key, PathBuf)> {
+    pub(crate) fn entry_dirs(&self, walk: &mut Walk) -> Vec<(Key, PathBuf)> {
         walk.sharded(&self.entries_dir())
             .into_iter()
             .filter_map(|path| {
@@ -173,16 +173,33 @@ impl Cache {
     /// Verifies every entry (seal, manifest, key derivation, payload digest, signature if
     /// signed); bad ones are quarantined unless the cache is read-only.
     pub fn verify(&self) -> Result<VerifyReport> {
-        self.verify_with(None)
+        self.verify_with(None, None)
     }
 
     /// Like [`verify`](Self::verify), and lists the good entries that `trusted` did not sign
     /// in [`VerifyReport::untrusted`].
     pub fn verify_trusted(&self, trusted: &TrustedKeys) -> Result<VerifyReport> {
-        self.verify_with(Some(trusted))
+        self.verify_with(Some(trusted), None)
     }
 
-    fn verify_with(&self, trusted: Option<&TrustedKeys>) -> Result<VerifyReport> {
+    /// Like [`verify`](Self::verify) (with `trusted` if given), for the entry `key` only; an
+    /// error if there is none.
+    pub fn verify_one(&self, key: &Key, trusted: Option<&TrustedKeys>) -> Result<VerifyReport> {
+        let report = self.verify_with(trusted, Some(key))?;
+        if report.ok + report.corrupt.len() == 0 {
+            return Err(CacheError::BadKey(format!(
+                "no entry {key} in {}",
+                self.root().display()
+            )));
+        }
+        Ok(report)
+    }
+
+    fn verify_with(
+        &self,
+        trusted: Option<&TrustedKeys>,
+        only: Option<&Key>,
+    ) -> Result<VerifyReport> {
         self.check_layout()?;
         let writable = self.mode() == Mode::ReadWrite;
         let mut walk = Walk::new(writable);
@@ -190,7 +207,11 @@ impl Cache {
             walk.guard(&self.quarantine_dir());
         }
         let mut report = VerifyReport::default();
-        for (key, path) in self.entry_dirs(&mut walk) {
+        let entries = self.entry_dirs(&mut walk);
+        let selected = entries
+            .into_iter()
+            .filter(|(key, _)| only.is_none_or(|only| only == key));
+        for (key, path) in selected {
             match verify_entry(&key, &path) {
                 Ok((envelope, _)) => {
                     report.ok += 1;

@@ -23,6 +23,11 @@ pub struct Manifest {
     pub key_parts: KeyParts,
     /// The target as the user wrote it, e.g. `tpu:v5e:2x2`.
     pub target: String,
+    /// The file name of the model it was compiled from (`gpt2.pt2`, `module.mlir`); absent in
+    /// entries written before tpuc recorded it. Not part of the key: the first model compiled
+    /// to an entry names it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub model: Option<String>,
     pub plugin: PluginInfo,
     pub payload: Payload,
     /// How `main`'s arguments and results map to the program.

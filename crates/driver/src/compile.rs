@@ -282,7 +282,12 @@ pub fn compile(
             compile_time,
             report: report_or_warn(compiled_executable.report(), target, &mut warnings),
         };
-        let manifest = new_manifest(parts, target, &identity, &plugin, module, &fresh);
+        let source = Source {
+            model: model_name(model),
+            plugin: &plugin,
+            module,
+        };
+        let manifest = new_manifest(parts, target, &identity, &source, &fresh);
         let executable = fresh.bytes;
         let entry = caches.store(&manifest, &executable, &mut warnings);
         record_shape(cache, &family, target, options, &manifest, &mut warnings);
@@ -657,20 +662,39 @@ struct FreshExecutable {
     report: ExecutableReport,
 }
 
+/// What an executable was compiled from: the model's file name, the plugin and the module.
+struct Source<'a> {
+    model: Option<String>,
+    plugin: &'a Path,
+    module: &'a ModuleRecord,
+}
+
+/// The file name of `model`, as cache entries record it.
+pub(crate) fn model_name(model: &Path) -> Option<String> {
+    model
+        .file_name()
+        .map(|name| name.to_string_lossy().into_owned())
+}
+
 /// The manifest of an executable the plugin just compiled.
 fn new_manifest(
     parts: KeyParts,
     target: &Target,
     identity: &PluginIdentity,
-    plugin: &Path,
-    module: &ModuleRecord,
+    source: &Source<'_>,
     fresh: &FreshExecutable,
 ) -> Manifest {
+    let Source {
+        model,
+        plugin,
+        module,
+    } = source;
     Manifest {
         format: tpuc_cache::MANIFEST_FORMAT.to_owned(),
         key: parts.key(),
         key_parts: parts,
         target: target.to_string(),
+        model: model.clone(),
         plugin: identity.info(plugin),
         payload: Payload::of(&fresh.bytes),
         signature: module.signature.clone(),
@@ -743,7 +767,12 @@ pub fn run_cached(
                 bytes: executable.serialize()?,
                 report: report_or_warn(executable.report(), &target, &mut warnings),
             };
-            let manifest = new_manifest(parts, &target, &identity, plugin, &module, &fresh);
+            let source = Source {
+                model: prepared.model_name.clone(),
+                plugin,
+                module: &module,
+            };
+            let manifest = new_manifest(parts, &target, &identity, &source, &fresh);
             caches.store(&manifest, &fresh.bytes, &mut warnings);
             (executable, false)
         }

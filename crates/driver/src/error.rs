@@ -38,6 +38,12 @@ pub enum DriverError {
         help: Option<String>,
     },
 
+    /// The plugin cannot be set up as the environment asks (`XLA_FLAGS` it does not know):
+    /// the plugin's diagnostic as it is, since it says everything.
+    #[error(transparent)]
+    #[diagnostic(transparent)]
+    PluginSetup(Box<tpuc_pjrt::Error>),
+
     /// The number of input files does not match the program's user inputs.
     #[error("{model} takes {expected} input(s) ({names}), but {given} were given")]
     #[diagnostic(
@@ -162,6 +168,10 @@ impl DriverError {
         move |source| {
             let help = match &source {
                 tpuc_pjrt::Error::PluginNotFound { help, .. } => Some(help.clone()),
+                tpuc_pjrt::Error::UnknownXlaFlags { .. }
+                | tpuc_pjrt::Error::XlaFlagsFile { .. } => {
+                    return DriverError::PluginSetup(Box::new(source));
+                }
                 _ => None,
             };
             DriverError::Pjrt {

@@ -46,5 +46,6 @@ pub use tensor::{HostTensor, npy_dtype, npy_dtype_for_input};
 pub use tiers::{CacheTiers, Found, Origin, error_chain};
 pub use tpuc_lower::{
     ArgumentBinding, ArgumentSource, LowerError, LowerOptions, ResultBinding, ResultSource,
+    SourceLine,
 };
-pub use tpuc_pjrt::{CostAnalysis, ExecutableReport, MemoryStats};
+pub use tpuc_pjrt::{CostAnalysis, ExecutableReport, MemoryStats, show_plugin_logs};

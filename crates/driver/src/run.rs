@@ -47,6 +47,8 @@ pub struct Prepared {
     pub program: tpuc_lower::Lowered,
     /// The archive the weights come from (none for a `.mlir` program).
     archive: Option<Archive>,
+    /// The model's file name, recorded in the cache entries compiled from it.
+    pub(crate) model_name: Option<String>,
     /// The user inputs by position, in the dtype of their argument.
     inputs: BTreeMap<usize, HostTensor<'static>>,
 }
@@ -92,6 +94,7 @@ pub fn prepare(model: &Path, inputs: &[Input], options: &LowerOptions) -> Result
         }
     }
     Ok(Prepared {
+        model_name: crate::compile::model_name(model),
         program,
         archive,
         inputs: converted,

@@ -4,12 +4,16 @@
 use miette::Diagnostic;
 use thiserror::Error;
 
-/// Where a node came from in the user's code.
+/// Where a node came from in the user's code: the innermost frame of its stack trace outside
+/// torch (the line with the op), and the whole call chain.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct SourceLine {
     pub file: String,
     pub line: u32,
     pub code: Option<String>,
+    /// Every frame of the stack trace, outermost (the model's `forward`) first, each as
+    /// `file:line in function`.
+    pub chain: Vec<String>,
 }
 
 impl std::fmt::Display for SourceLine {
@@ -22,11 +26,38 @@ impl std::fmt::Display for SourceLine {
     }
 }
 
+/// ` at file:line: code`, or nothing without a source.
 fn at(source: &Option<Box<SourceLine>>) -> String {
+    located(" at", source)
+}
+
+/// `, first at file:line: code`, or nothing.
+fn first_at(source: &Option<Box<SourceLine>>) -> String {
+    located(", first at", source)
+}
+
+fn located(prefix: &str, source: &Option<Box<SourceLine>>) -> String {
     source
         .as_ref()
-        .map(|s| format!(" at {s}"))
+        .map(|s| format!("{prefix} {s}"))
         .unwrap_or_default()
+}
+
+/// How many node names a grouped diagnostic lists before `and N more`.
+const LISTED_NODES: usize = 5;
+
+/// `` `a`, `b`, `c` `` or `` `a`, ..., `e` and 9 more ``.
+fn node_list(nodes: &[String]) -> String {
+    let listed: Vec<String> = nodes
+        .iter()
+        .take(LISTED_NODES)
+        .map(|node| format!("`{node}`"))
+        .collect();
+    let mut text = listed.join(", ");
+    if nodes.len() > LISTED_NODES {
+        text.push_str(&format!(" and {} more", nodes.len() - LISTED_NODES));
+    }
+    text
 }
 
 /// Why a program could not be lowered.
@@ -55,6 +86,25 @@ pub enum LowerError {
         message: String,
         #[help]
         help: Option<String>,
+    },
+
+    /// `--keep-going`: the nodes of one target tpuc does not lower (more than one).
+    #[error(
+        "tpuc does not lower `{target}` yet: {} node(s): {}{}",
+        .nodes.len(),
+        node_list(.nodes),
+        first_at(.source_line)
+    )]
+    #[diagnostic(
+        code(tpuc::lower::unsupported_op),
+        help("see docs/ops.md for the supported ops")
+    )]
+    UnsupportedOps {
+        target: String,
+        /// Every node with the target, in graph order.
+        nodes: Vec<String>,
+        /// The first node's source.
+        source_line: Option<Box<SourceLine>>,
     },
 
     #[error("{} ops of the model cannot be lowered", .errors.len())]
@@ -164,3 +214,69 @@ macro_rules! bail {
     };
 }
 pub(crate) use bail;
+
+impl LowerError {
+    /// The node this error is about and where it came from, if it is about one node.
+    pub fn site(&self) -> Option<(&str, Option<&SourceLine>)> {
+        match self {
+            LowerError::UnsupportedOp {
+                node, source_line, ..
+            }
+            | LowerError::Node {
+                node, source_line, ..
+            } => Some((node, source_line.as_deref())),
+            LowerError::UnsupportedOps {
+                nodes, source_line, ..
+            } => nodes
+                .first()
+                .map(|node| (node.as_str(), source_line.as_deref())),
+            _ => None,
+        }
+    }
+}
+
+/// `--keep-going`'s problems with one diagnostic per unsupported target (with every node that
+/// has it) in order of first appearance; other problems as they are.
+pub(crate) fn group_unsupported(errors: Vec<LowerError>) -> Vec<LowerError> {
+    let mut grouped: Vec<LowerError> = Vec::new();
+    for error in errors {
+        let LowerError::UnsupportedOp {
+            target,
+            node,
+            source_line,
+        } = error
+        else {
+            grouped.push(error);
+            continue;
+        };
+        let existing = grouped.iter_mut().find_map(|e| match e {
+            LowerError::UnsupportedOps {
+                target: t, nodes, ..
+            } if *t == target => Some(nodes),
+            _ => None,
+        });
+        match existing {
+            Some(nodes) => nodes.push(node),
+            None => grouped.push(LowerError::UnsupportedOps {
+                target,
+                nodes: vec![node],
+                source_line,
+            }),
+        }
+    }
+    grouped
+        .into_iter()
+        .map(|error| match error {
+            LowerError::UnsupportedOps {
+                target,
+                mut nodes,
+                source_line,
+            } if nodes.len() == 1 => LowerError::UnsupportedOp {
+                target,
+                node: nodes.remove(0),
+                source_line,
+            },
+            other => other,
+        })
+        .collect()
+}

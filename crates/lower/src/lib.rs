@@ -43,7 +43,7 @@ use std::collections::BTreeMap;
 
 pub use bindings::{ARG_INFO, ArgumentBinding, ArgumentSource, ResultBinding, ResultSource};
 pub use docs::ops_markdown;
-pub use error::LowerError;
+pub use error::{LowerError, SourceLine};
 pub use lowering::INLINE_WEIGHTS_LIMIT;
 
 /// How to lower a program.

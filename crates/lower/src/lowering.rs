@@ -34,11 +34,16 @@ pub(crate) struct Walker<'a> {
 }
 
 pub(crate) fn source_line(node: &Node) -> Option<Box<SourceLine>> {
-    node.user_frame().map(|frame| {
+    node.innermost_user_frame().map(|frame| {
         Box::new(SourceLine {
             file: frame.file.to_owned(),
             line: frame.line,
             code: frame.code.map(str::to_owned),
+            chain: node
+                .stack_frames()
+                .iter()
+                .map(|f| format!("{}:{} in {}", f.file, f.line, f.function))
+                .collect(),
         })
     })
 }
@@ -47,10 +52,11 @@ pub(crate) fn node_name(node: &Node) -> String {
     node.display_name().unwrap_or("?").to_owned()
 }
 
-/// `loc("node"("file.py":45:0))`: the FX node wrapping the user's line.
+/// `loc("node"("file.py":45:0))`: the FX node wrapping the line with the op (as diagnostics
+/// name it).
 fn location(node: &Node) -> Location {
     let name = node_name(node);
-    match node.user_frame() {
+    match node.innermost_user_frame() {
         Some(frame) => Location::named(name, Location::file(frame.file, frame.line, 0)),
         None => Location::name(name),
     }
@@ -570,7 +576,7 @@ pub(crate) fn lower(archive: &Archive, options: &LowerOptions) -> Result<Lowered
     let initial = inputs.clone();
     let outputs = walker.lower_graph_env(&mut b, graph, inputs);
     let checks = walker.checks.take().map(RefCell::into_inner);
-    let mut errors = walker.errors.into_inner();
+    let mut errors = crate::error::group_unsupported(walker.errors.into_inner());
     let (outputs, env) = match outputs {
         Ok(done) if errors.is_empty() => done,
         Ok(_) if errors.len() == 1 => return Err(errors.remove(0)),

@@ -55,6 +55,34 @@ pub enum Error {
         message: String,
     },
 
+    /// `XLA_FLAGS` holds flags the plugin does not know; XLA would abort the process on them.
+    #[error(
+        "XLA_FLAGS has {} the plugin {} does not know: {}",
+        if flags.len() == 1 { "a flag" } else { "flags" },
+        plugin.display(),
+        flags.join(", ")
+    )]
+    #[diagnostic(code(tpuc_pjrt::xla_flags))]
+    UnknownXlaFlags {
+        plugin: PathBuf,
+        flags: Vec<String>,
+        #[help]
+        help: String,
+    },
+
+    /// `XLA_FLAGS` names a flag file (a value not starting with `-`) that cannot be read; XLA
+    /// would abort the process on it.
+    #[error("XLA_FLAGS names the flag file `{}`, which cannot be read: {reason}", file.display())]
+    #[diagnostic(
+        code(tpuc_pjrt::xla_flags),
+        help(
+            "XLA reads a value that does not start with `-` as the name of a file of flags; \
+             write the flags themselves (`XLA_FLAGS=\"--xla_foo=1 --xla_bar=2\"`) or the path \
+             of a readable file"
+        )
+    )]
+    XlaFlagsFile { file: PathBuf, reason: String },
+
     /// An argument was rejected before reaching the plugin.
     #[error("{0}")]
     #[diagnostic(code(tpuc_pjrt::invalid_argument))]

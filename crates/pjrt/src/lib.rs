@@ -48,6 +48,7 @@ mod plugin;
 mod quiet;
 mod report;
 mod topology;
+mod xla_flags;
 
 pub use buffer::{Buffer, HostBackedBuffer};
 pub use client::Client;
@@ -57,5 +58,6 @@ pub use executable::{Executable, LoadedExecutable};
 pub use locate::{PluginKind, locate, plugin_dir};
 pub use options::{CompileOptions, Program};
 pub use plugin::{Plugin, Value};
+pub use quiet::show_plugin_logs;
 pub use report::{CostAnalysis, ExecutableReport, MemoryStats};
 pub use topology::Topology;

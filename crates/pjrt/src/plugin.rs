@@ -70,8 +70,14 @@ impl Plugin {
             }
             None => {}
         }
+        crate::xla_flags::check(&canonical)?;
         crate::quiet::quiet_env();
         let (opened, log) = crate::quiet::capturing_stderr(|| Self::open(canonical.clone()));
+        // On failure the log is part of the error; with `-v` it is shown anyway.
+        if opened.is_ok() && crate::quiet::verbose() && !log.is_empty() {
+            eprintln!("plugin log of {} while loading:", canonical.display());
+            eprint!("{log}");
+        }
         let opened = opened.map_err(|error| with_log(error, &log));
         match opened {
             Ok(plugin) => {

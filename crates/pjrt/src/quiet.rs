@@ -3,23 +3,39 @@
 //! and absl's `WARNING: All log messages before absl::InitializeLog()`. They are noise to a
 //! tpuc user and break progress bars, so by default the plugins' log level is raised to fatal
 //! only and what a plugin writes while it loads is captured, and shown only if loading fails.
-//! `TPUC_PLUGIN_LOGS=1` lets everything through.
+//! `TPUC_PLUGIN_LOGS=1` lets everything through; `-v` ([`show_plugin_logs`]) keeps the
+//! plugins' own log level and prints the captured lines after the plugin loads.
 
 use std::fs::File;
 use std::io::{Read, Seek, SeekFrom};
+use std::sync::atomic::{AtomicBool, Ordering};
 
 /// XLA's and libtpu's minimum log level (0 info, 1 warning, 2 error, 3 fatal).
 const LOG_LEVEL: &str = "TF_CPP_MIN_LOG_LEVEL";
 /// `1`: show what the plugins log.
 const SHOW_LOGS: &str = "TPUC_PLUGIN_LOGS";
 
+/// Set by `-v`: keep the plugins' log level and print what they write while loading.
+static VERBOSE: AtomicBool = AtomicBool::new(false);
+
+/// `-v`: the plugins log at their own level, and what a plugin writes while it loads is
+/// printed to stderr after it loads (under a line naming the plugin), not only on failure.
+pub fn show_plugin_logs(verbose: bool) {
+    VERBOSE.store(verbose, Ordering::Relaxed);
+}
+
 fn show_logs() -> bool {
     std::env::var_os(SHOW_LOGS).is_some_and(|v| v == "1")
 }
 
+/// Whether a plugin's captured load log is printed after it loads.
+pub(crate) fn verbose() -> bool {
+    VERBOSE.load(Ordering::Relaxed)
+}
+
 /// Raises the plugins' log level unless the user chose one or asked for the logs.
 pub(crate) fn quiet_env() {
-    if show_logs() || std::env::var_os(LOG_LEVEL).is_some() {
+    if show_logs() || verbose() || std::env::var_os(LOG_LEVEL).is_some() {
         return;
     }
     // SAFETY: runs under the plugin registry lock, before the plugin (the reader) is loaded;

@@ -23,6 +23,10 @@ pub const MAX_JSON_BYTES: u64 = 1 << 30;
 
 /// The schema major version this reader understands.
 pub const SCHEMA_MAJOR: i64 = 8;
+/// The first torch release whose archives this reader reads (schema 8, raw weight records).
+pub const OLDEST_TORCH: &str = "2.9";
+/// The newest torch release this reader is tested with (the fixtures' exporter).
+pub const NEWEST_TORCH: &str = "2.15";
 
 /// The IR dialect of a program (`ExportedProgram.verifiers`).
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
@@ -314,6 +318,21 @@ fn legacy_torch_version(schema_version: &str) -> &'static str {
     }
 }
 
+/// What to do with a program of another schema major.
+fn schema_help(major: i64) -> String {
+    if major > SCHEMA_MAJOR {
+        format!(
+            "a newer tpuc may read it; otherwise export and save the program again with torch \
+             {OLDEST_TORCH} to {NEWEST_TORCH} (`pip install \"torch=={NEWEST_TORCH}.*\"`)"
+        )
+    } else {
+        format!(
+            "load it with a torch from {OLDEST_TORCH} to {NEWEST_TORCH} and save it again \
+             (`torch.export.save(torch.export.load(path), path)`)"
+        )
+    }
+}
+
 /// Borrowed state while opening.
 pub(crate) struct Reader<'a> {
     pub path: &'a Path,
@@ -482,6 +501,7 @@ impl Reader<'_> {
                 major: version.major,
                 minor: version.minor,
                 torch_version: header.torch_version.unwrap_or_else(|| "unknown".to_owned()),
+                help: schema_help(version.major),
             })
         };
         let program = match self.json::<ExportedProgram>(&name) {

@@ -5,6 +5,8 @@ use std::path::PathBuf;
 use miette::Diagnostic;
 use thiserror::Error;
 
+use crate::archive::{NEWEST_TORCH, OLDEST_TORCH, SCHEMA_MAJOR};
+
 /// An archive that cannot be read, and why.
 #[derive(Debug, Error, Diagnostic)]
 pub enum Pt2Error {
@@ -227,17 +229,18 @@ pub enum Pt2Error {
         source: serde_json::Error,
     },
     #[error(
-        "`{archive}` uses export schema {major}.{minor} (torch {torch_version}); tpuc reads schema 8.x"
+        "`{archive}` was written by torch {torch_version} with export schema {major}.{minor}, {}; \
+         tpuc reads export schema {SCHEMA_MAJOR}.x, which torch {OLDEST_TORCH} to {NEWEST_TORCH} write",
+        if *major > SCHEMA_MAJOR { "newer than this tpuc knows" } else { "older than tpuc reads" }
     )]
-    #[diagnostic(
-        code(tpuc::pt2::schema_version),
-        help("save the program again with torch >= 2.9, which writes schema 8")
-    )]
+    #[diagnostic(code(tpuc::pt2::schema_version))]
     SchemaVersion {
         archive: PathBuf,
         major: i64,
         minor: i64,
         torch_version: String,
+        #[help]
+        help: String,
     },
 
     // ---- payloads ----

@@ -46,6 +46,18 @@ impl Node {
         self.stack_frames().into_iter().next()
     }
 
+    /// The innermost frame of `stack_trace` outside torch itself: the line that made the op,
+    /// in the user's code or a model library (transformers, torchvision), rather than the
+    /// model's top-level `forward`. The innermost frame if every frame is torch's.
+    pub fn innermost_user_frame(&self) -> Option<Frame<'_>> {
+        let frames = self.stack_frames();
+        let user = frames
+            .iter()
+            .rposition(|frame| !is_torch_internal(frame.file));
+        let index = user.or(frames.len().checked_sub(1))?;
+        frames.into_iter().nth(index)
+    }
+
     /// The modules the node was traced in, outermost first.
     pub fn module_stack(&self) -> Vec<ModuleFrame<'_>> {
         self.meta("nn_module_stack")
@@ -67,6 +79,12 @@ impl Node {
             .as_deref()
             .or_else(|| self.outputs.first().and_then(|o| o.value_name()))
     }
+}
+
+/// Whether a stack-trace file is torch's own code (`torch/nn/modules/linear.py`, an
+/// installed `.../site-packages/torch/...`) or code torch generated (`<eval_with_key>.3`).
+fn is_torch_internal(file: &str) -> bool {
+    file.starts_with("torch/") || file.contains("/torch/") || file.starts_with('<')
 }
 
 /// Parses `File "x.py", line 45, in forward\n    code` frames.
@@ -158,6 +176,25 @@ mod tests {
         );
         assert_eq!(frames[1].line, 134);
         assert!(parse_stack_trace("garbage\nFile \"x\", line many, in f").is_empty());
+    }
+
+    #[test]
+    fn the_innermost_user_frame_skips_torch() {
+        let trace = "File \"testdata/generate.py\", line 335, in forward\n    return self.inner(x)\n  File \"transformers/models/gpt2/modeling_gpt2.py\", line 569, in forward\n    inputs_embeds = self.wte(input_ids)\n  File \"torch/nn/modules/sparse.py\", line 189, in forward\n    return F.embedding(";
+        let node = |trace: &str| Node {
+            metadata: [("stack_trace".to_owned(), trace.to_owned())].into(),
+            ..Node::default()
+        };
+        let gpt2 = node(trace);
+        let frame = gpt2.innermost_user_frame().unwrap();
+        assert_eq!(
+            (frame.file, frame.line),
+            ("transformers/models/gpt2/modeling_gpt2.py", 569)
+        );
+        let torch_only =
+            "File \"torch/a.py\", line 1, in f\n  File \"<eval_with_key>.3\", line 7, in g";
+        assert_eq!(node(torch_only).innermost_user_frame().unwrap().line, 7);
+        assert_eq!(Node::default().innermost_user_frame(), None);
     }
 
     #[test]

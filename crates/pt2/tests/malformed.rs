@@ -114,7 +114,14 @@ fn messages_name_the_culprit() {
     let cases = [
         ("legacy_flat_2_7.pt2", "torch 2.7"),
         ("pickled_weights_2_8.pt2", "torch 2.8.0"),
-        ("schema_major_7.pt2", "schema 7.3 (torch 2.5.1)"),
+        (
+            "schema_major_7.pt2",
+            "torch 2.5.1 with export schema 7.3, older",
+        ),
+        (
+            "schema_major_9_unparseable.pt2",
+            "schema 9.0, newer than this tpuc knows",
+        ),
         ("deflate_compressed_json.pt2", "mlp/models/model.json"),
         ("unknown_dtype_code.pt2", "`fc1.weight`"),
         ("unknown_dtype_code.pt2", "code 99"),

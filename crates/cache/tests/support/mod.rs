@@ -28,6 +28,7 @@ pub fn manifest(module: &str, payload: &[u8]) -> Manifest {
         key: key_parts.key(),
         key_parts,
         target: "cpu".into(),
+        model: None,
         plugin: PluginInfo {
             file: "plugin.so".into(),
             attributes: BTreeMap::new(),

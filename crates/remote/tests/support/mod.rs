@@ -49,6 +49,7 @@ pub fn manifest_for(executable: &[u8], topology: &str) -> Manifest {
         key: parts.key(),
         key_parts: parts,
         target: "cpu".to_owned(),
+        model: None,
         plugin: PluginInfo {
             file: "plugin.so".to_owned(),
             attributes: BTreeMap::new(),
