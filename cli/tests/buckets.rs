@@ -31,6 +31,19 @@ fn key_for(cache: &Path, shape: &str) -> std::process::Output {
     )
 }
 
+/// A failed `--format json` command's error (on stdout): its message and help as one line.
+fn json_error(out: &std::process::Output) -> String {
+    let report: Value = serde_json::from_slice(&out.stdout)
+        .unwrap_or_else(|_| panic!("no JSON error: {}", String::from_utf8_lossy(&out.stdout)));
+    let error = &report["error"];
+    assert_eq!(error["code"], "tpuc::shape", "{report}");
+    format!(
+        "{} help: {}",
+        error["message"].as_str().unwrap(),
+        error["help"].as_str().unwrap_or("")
+    )
+}
+
 fn stderr(out: &std::process::Output) -> String {
     String::from_utf8_lossy(&out.stderr)
         .split_whitespace()
@@ -100,7 +113,7 @@ fn buckets_compile_one_executable_per_shape_and_key_picks_the_smallest_that_hold
 
     let out = key_for(cache.path(), "tokens=2x17");
     assert_eq!(out.status.code(), Some(1));
-    let text = stderr(&out);
+    let text = json_error(&out);
     for needle in [
         "no compiled bucket for cpu holds tokens=2x17",
         "tokens=2x4; tokens=2x8; tokens=2x16",
@@ -110,7 +123,7 @@ fn buckets_compile_one_executable_per_shape_and_key_picks_the_smallest_that_hold
     }
     let out = key_for(cache.path(), "ids=2x8");
     assert_eq!(out.status.code(), Some(1));
-    let text = stderr(&out);
+    let text = json_error(&out);
     assert!(text.contains("the program has no input `ids`"), "{text}");
     assert!(text.contains("its inputs are tokens"), "{text}");
 }
@@ -120,7 +133,7 @@ fn a_shape_never_compiled_for_the_target_says_how_to_get_one() {
     let cache = tempfile::tempdir().unwrap();
     let out = key_for(cache.path(), "tokens=2x8");
     assert_eq!(out.status.code(), Some(1));
-    let text = stderr(&out);
+    let text = json_error(&out);
     assert!(
         text.contains("no shape of this program is recorded for cpu"),
         "{text}"

@@ -229,8 +229,21 @@ fn plans_that_cannot_apply_fail_naming_tensor_shape_and_axis() {
         (vec!["--shard", "tp"], vec!["no --mesh and no target"]),
     ];
     let model = llama();
-    for (flags, needles) in cases {
-        let mut args = vec!["lower", model.as_str()];
+    let collectives = support::fixture("collectives.pt2")
+        .to_str()
+        .unwrap()
+        .to_owned();
+    let cases: Vec<(&str, Vec<&str>, Vec<&str>)> = cases
+        .into_iter()
+        .map(|(flags, needles)| (model.as_str(), flags, needles))
+        .chain([(
+            collectives.as_str(),
+            vec!["--shard", "fsdp", "--target", "tpu:v5e:2x2"],
+            vec!["collectives for 4 ranks", "compile it without --shard"],
+        )])
+        .collect();
+    for (model, flags, needles) in cases {
+        let mut args = vec!["lower", model];
         args.extend(&flags);
         let out = support::uncached(&args);
         let stderr = flat(&String::from_utf8_lossy(&out.stderr));

@@ -570,6 +570,18 @@ pub(crate) fn lower(archive: &Archive, options: &LowerOptions) -> Result<Lowered
     }
 
     let world = crate::world::world_size(graph, options.world_size)?;
+    if let (Some(ranks), Some(_)) = (world, &options.sharding) {
+        return Err(LowerError::Program {
+            message: format!(
+                "the program has torch.distributed collectives for {ranks} ranks, and --shard \
+                 would also partition it over the target's devices; tpuc does not combine the two"
+            ),
+            help: Some(format!(
+                "compile it without --shard: each of its {ranks} ranks then runs on its own \
+                 device (`--target cpu:{ranks}`, or a TPU topology of {ranks} chips)"
+            )),
+        });
+    }
     let mut walker = Walker::new(&symbols, options.keep_going);
     walker.world = world;
     walker.checks = options.debug.then(RefCell::default);
