@@ -4,6 +4,7 @@
 
 mod activation;
 mod attention;
+mod attention_mask;
 mod inline;
 mod kernels;
 mod matcher;
@@ -181,7 +182,7 @@ fn widen_upcast(f: &Function, mut m: Match) -> Match {
         let only_here = f.uses(operand.value).iter().all(|u| inside.contains(&u.op));
         if convert.kind == OpKind::Convert
             && only_here
-            && operand.perm.is_none()
+            && operand.is_plain()
             && matcher::element(f, convert.operands[0]) == narrow
         {
             operand.value = convert.operands[0];
