@@ -184,14 +184,20 @@ fn opt_fuses_a_module_jax_wrote() {
         text.matches(&format!("stablehlo.composite \"{name}\""))
             .count()
     };
-    // JAX's rank-3 attention (no batch dimension) is not read as attention; its softmax is.
+    // JAX's attention has no batch dimension (rank-3 `[heads, S, D]` products, `v·p` rather
+    // than `p·v`, a division by `sqrt(D)` and a `jnp.where` fill of -1e9 behind a call).
     assert_eq!(
         [
             count("odml.rms_norm"),
+            count("tpuc.scaled_dot_product_attention"),
             count("odml.softmax"),
             count("tpuc.gelu")
         ],
-        [2, 1, 1],
+        [2, 1, 0, 1],
+        "{text}"
+    );
+    assert!(
+        text.contains("causal = true, heads = 2 : i64, kv_heads = 2 : i64"),
         "{text}"
     );
 }

@@ -62,6 +62,7 @@ impl Pass for Fuse {
     }
 
     fn run(&self, module: &mut Module, _cx: &mut PassContext) {
+        inline::inline_pure_helpers(module);
         let decompositions = decomposition_names(module);
         let mut taken: HashSet<String> = module.functions.iter().map(|f| f.name.clone()).collect();
         let mut outlined = Vec::new();
