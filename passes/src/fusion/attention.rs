@@ -269,13 +269,16 @@ fn attention_with(f: &Function, out: Value, p_is_lhs: bool) -> Option<Match> {
         let identity: Vec<i64> = (0..rank(f, m)? as i64).collect();
         operands.push(canonical(f, m, &identity)?);
     }
-    let result_shape = (rank(f, out)? < RANK).then(|| {
-        let s = shape(f, out).unwrap_or_default();
-        padded(match &result_perm {
+    // Fewer batch dimensions: the composite's result is `[1.., H, L, Ev]`.
+    let result_shape = if rank(f, out)? < RANK {
+        let s = shape(f, out)?;
+        Some(padded(match &result_perm {
             Some(perm) => perm.iter().map(|&d| s[d as usize]).collect(),
             None => s,
-        })
-    });
+        }))
+    } else {
+        None
+    };
     let attributes = NamedAttrs::new()
         .with("scale", f32_attr(scale))
         .with("causal", Attribute::Bool(causal))
