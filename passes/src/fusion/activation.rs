@@ -97,6 +97,7 @@ fn gelu(f: &Function, root: OpId, approximate: &str) -> Option<Match> {
         ops: t.ops,
         operands: vec![Operand::plain(x)],
         results: vec![out],
+        result_perm: None,
         result_shape: None,
     })
 }
@@ -133,6 +134,7 @@ pub fn silu(f: &Function, root: OpId) -> Option<Match> {
         ops: t.ops,
         operands: vec![Operand::plain(x)],
         results: vec![out],
+        result_perm: None,
         result_shape: None,
     })
 }
@@ -149,6 +151,7 @@ pub fn swiglu(f: &Function, root: OpId) -> Option<Match> {
                 ops: t.ops,
                 operands: vec![Operand::plain(gate), Operand::plain(up)],
                 results: vec![out],
+                result_perm: None,
                 result_shape: None,
             });
         }

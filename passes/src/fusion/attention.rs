@@ -1,34 +1,82 @@
-//! Scaled dot-product attention: `softmax(mask(q·kᵀ · scale)) · v` over two batch dimensions
-//! (batch, heads), with an optional causal mask (from iotas), boolean or additive mask,
-//! f32 softmax upcast and grouped-query keys and values (kv heads broadcast to the heads).
-//! The composite takes `q [B, H, L, E]`, `k [B, KVH, S, E]`, `v [B, KVH, S, Ev]` (transposed
-//! into that layout outside the composite when the dot products read another one).
+//! Scaled dot-product attention: `softmax(mask(q·kᵀ · scale)) · v` over up to two leading
+//! batch-like dimensions (`[B, H, S, D]`, `[H, S, D]` or `[B·H, S, D]`, or none), with an
+//! optional mask (attention_mask.rs), f32 softmax upcast and grouped-query keys and values (kv
+//! heads broadcast to the heads). Either operand of `p·v` may be the probabilities; reshapes
+//! that only add or drop leading size-1 dimensions (a batch of one squeezed out) are read
+//! through.
+//! The composite always takes `q [B, H, L, E]`, `k [B, KVH, S, E]`, `v [B, KVH, S, Ev]`:
+//! operands in another layout are transposed into it outside the composite, and products
+//! with fewer batch dimensions get size-1 ones prepended (`[H, S, D]` is read as
+//! `[1, H, S, D]`); the decomposition undoes both.
 
-use tpuc_ir::{
-    Attribute, BinaryOp, ComparisonDirection, DotDims, Function, NamedAttrs, OpId, OpKind, Value,
-};
+use tpuc_ir::{Attribute, BinaryOp, ComparisonDirection, DotDims, NamedAttrs, OpKind, Value};
+use tpuc_ir::{Function, OpId};
 
+use super::attention_mask::{self, Mask};
 use super::matcher::{Taker, element, f32_attr, i64_attr, rank, shape, splat_value};
 use super::names;
-use super::outline::{Match, Operand};
+use super::outline::{Match, Operand, is_identity};
 use super::softmax::softmax_of;
 
-/// How one operand of a dot product is laid out: its dims in `[batch0, batch1, free,
-/// contracted]` order.
-fn layout(dims: &DotDims, lhs: bool, operand_rank: usize) -> Option<[i64; 4]> {
+/// The composite's operand rank: `[B, H, S, D]`.
+const RANK: usize = 4;
+
+/// How one operand of a dot product is laid out: its dims in `[batch.., free, contracted]`
+/// order (at most two batch dimensions).
+fn layout(dims: &DotDims, lhs: bool, operand_rank: usize) -> Option<Vec<i64>> {
     let (batch, contract) = if lhs {
         (&dims.lhs_batching, &dims.lhs_contracting)
     } else {
         (&dims.rhs_batching, &dims.rhs_contracting)
     };
-    let (&[b0, b1], &[c]) = (batch.as_slice(), contract.as_slice()) else {
+    let &[c] = contract.as_slice() else {
         return None;
     };
-    if operand_rank != 4 {
+    if batch.len() > RANK - 2 || operand_rank != batch.len() + 2 {
         return None;
     }
-    let free = (0..4).find(|d| ![b0, b1, c].contains(d))?;
-    Some([b0, b1, free, c])
+    let free = (0..operand_rank as i64).find(|d| !batch.contains(d) && *d != c)?;
+    let mut order = batch.clone();
+    order.extend([free, c]);
+    Some(order)
+}
+
+/// Prepends size-1 dimensions to `shape` up to the composite's rank.
+fn padded(shape: Vec<u64>) -> Vec<u64> {
+    let mut out = vec![1; RANK.saturating_sub(shape.len())];
+    out.extend(shape);
+    out
+}
+
+/// `value` as a composite operand: transposed by `perm`, then reshaped to rank 4 when it has
+/// fewer (batch) dimensions.
+fn canonical(f: &Function, value: Value, perm: &[i64]) -> Option<Operand> {
+    let operand = Operand::permuted(value, perm);
+    if perm.len() == RANK {
+        return Some(operand);
+    }
+    let s = shape(f, value)?;
+    Some(operand.reshaped(padded(perm.iter().map(|&d| s[d as usize]).collect())))
+}
+
+fn strip_leading_ones(shape: &[u64]) -> &[u64] {
+    let ones = shape.iter().take_while(|&&d| d == 1).count();
+    &shape[ones..]
+}
+
+/// Skips (taking them) the reshapes defining `value` that only add or drop leading size-1
+/// dimensions: the value before them.
+fn through_leading_ones(t: &mut Taker<'_>, mut value: Value) -> Value {
+    let f = t.f;
+    while let Some(op) = f.defining_op(value).map(|op| f.op(op))
+        && op.kind == OpKind::Reshape
+        && let (Some(from), Some(to)) = (shape(f, op.operands[0]), shape(f, value))
+        && strip_leading_ones(&from) == strip_leading_ones(&to)
+        && t.take(value, |_| true).is_some()
+    {
+        value = op.operands[0];
+    }
+    value
 }
 
 fn dot<'f>(t: &mut Taker<'f>, value: Value) -> Option<(Value, Value, DotDims)> {
@@ -39,121 +87,33 @@ fn dot<'f>(t: &mut Taker<'f>, value: Value) -> Option<(Value, Value, DotDims)> {
     Some((op.operands[0], op.operands[1], dims.clone()))
 }
 
-/// `value` with the broadcasts defining it peeled: the value inside and, per its dimension,
-/// the dimension of `value` it becomes.
-fn through_broadcasts(f: &Function, value: Value) -> Option<(Value, Vec<i64>)> {
-    let mut map: Vec<i64> = (0..rank(f, value)? as i64).collect();
-    let mut inner = value;
-    while let Some(op) = f.defining_op(inner).map(|op| f.op(op)) {
-        let OpKind::BroadcastInDim { dims } = &op.kind else {
-            break;
-        };
-        map = dims.iter().map(|&d| map[d as usize]).collect();
-        inner = op.operands[0];
+/// `x · c`, `c · x` or `x / c` for a splat `c`: `x` and the multiplier (`1 / c` for a
+/// division).
+fn scaled(t: &mut Taker<'_>, value: Value) -> Option<(Value, f64)> {
+    if let Some(found) = t.with_splat(value, BinaryOp::Multiply) {
+        return Some(found);
     }
-    Some((inner, map))
-}
-
-/// The dimension of `value` along which an iota (possibly broadcast) counts.
-fn position_dim(f: &Function, value: Value) -> Option<i64> {
-    let (inner, map) = through_broadcasts(f, value)?;
-    match f.op(f.defining_op(inner)?).kind {
-        OpKind::Iota { dimension } => map.get(dimension as usize).copied(),
-        _ => None,
-    }
-}
-
-/// Whether the boolean `pred` (a constant expression, possibly broadcast) is true exactly
-/// where the key position (score dim 3) is at most the query position (dim 2); `outer` maps
-/// `pred`'s dimensions to the scores'.
-fn is_causal_in(f: &Function, pred: Value, outer: &[i64]) -> bool {
-    let Some((compare, inner)) = through_broadcasts(f, pred) else {
-        return false;
-    };
-    let Some(cmp) = f.defining_op(compare).map(|op| f.op(op)) else {
-        return false;
-    };
-    let OpKind::Compare { direction, .. } = cmp.kind else {
-        return false;
-    };
-    let at = |v| {
-        position_dim(f, v)
-            .and_then(|d| inner.get(d as usize).copied())
-            .and_then(|d| outer.get(d as usize).copied())
-    };
-    let (Some(a), Some(b)) = (at(cmp.operands[0]), at(cmp.operands[1])) else {
-        return false;
-    };
-    matches!(
-        (a, b, direction),
-        (3, 2, ComparisonDirection::Le) | (2, 3, ComparisonDirection::Ge)
-    )
-}
-
-fn is_causal(f: &Function, pred: Value) -> bool {
-    is_causal_in(f, pred, &[0, 1, 2, 3])
-}
-
-/// Whether the additive `mask` (a constant expression) is `0` where causal and `-inf`
-/// elsewhere.
-fn is_additive_causal(f: &Function, mask: Value) -> bool {
-    let Some((select, map)) = through_broadcasts(f, mask) else {
-        return false;
-    };
-    let Some(op) = f.defining_op(select).map(|op| f.op(op)) else {
-        return false;
-    };
-    op.kind == OpKind::Select
-        && splat_value(f, op.operands[1]) == Some(0.0)
-        && splat_value(f, op.operands[2]) == Some(f64::NEG_INFINITY)
-        && is_causal_in(f, op.operands[0], &map)
-}
-
-/// A mask on the scores: what was masked and how.
-enum Mask {
-    None,
-    Causal,
-    /// Boolean (`select(mask, s, -inf)`) or additive (`s + mask`), given as an operand.
-    Operand(Value),
-}
-
-/// Peels one mask off `scores`: the scores before it.
-fn peel_mask(t: &mut Taker<'_>, scores: Value) -> Option<(Value, Mask)> {
-    let f = t.f;
-    if let Some(op) = f.defining_op(scores).map(|op| f.op(op))
-        && op.kind == OpKind::Select
-        && splat_value(f, op.operands[2]) == Some(f64::NEG_INFINITY)
-    {
-        let [pred, s, _] = op.operands[..] else {
-            return None;
-        };
-        t.take(scores, |_| true)?;
-        let constant = super::is_constant_expr(f, pred);
-        if constant && is_causal(f, pred) {
-            return Some((s, Mask::Causal));
-        }
-        return Some((s, Mask::Operand(pred)));
-    }
-    None
-}
-
-fn additive_mask(t: &mut Taker<'_>, scores: Value) -> Option<(Value, Value)> {
-    let (a, b) = t.peek_binary(scores, BinaryOp::Add)?;
-    // The mask is the operand that is not the scaled product of the queries and keys.
-    let is_scores = |v: Value| {
-        let mut probe = Taker::new(t.f);
-        let (s, _) = probe.with_splat(v, BinaryOp::Multiply).unwrap_or((v, 1.0));
-        dot(&mut probe, s).is_some()
-    };
-    let (s, mask) = if is_scores(a) {
-        (a, b)
-    } else if is_scores(b) {
-        (b, a)
-    } else {
+    let (x, c) = t.peek_binary(value, BinaryOp::Divide)?;
+    let c = splat_value(t.f, c).filter(|c| c.is_finite() && *c != 0.0)?;
+    if splat_value(t.f, x).is_some() {
         return None;
-    };
-    t.binary(scores, BinaryOp::Add)?;
-    Some((s, mask))
+    }
+    t.binary(value, BinaryOp::Divide)?;
+    Some((x, 1.0 / c))
+}
+
+/// The scores before any mask: `q·kᵀ`, possibly scaled, possibly through leading-ones
+/// reshapes; the product's value and the scale.
+fn scaled_product(t: &mut Taker<'_>, scores: Value) -> (Value, f64) {
+    let scores = through_leading_ones(t, scores);
+    let (product, scale) = scaled(t, scores).unwrap_or((scores, 1.0));
+    (through_leading_ones(t, product), scale)
+}
+
+fn is_scaled_product(f: &Function, value: Value) -> bool {
+    let mut probe = Taker::new(f);
+    let (product, _) = scaled_product(&mut probe, value);
+    dot(&mut probe, product).is_some()
 }
 
 /// `reshape(broadcast_in_dim(kv))` repeating the head dimension `head_dim` of `kv` (grouped-
@@ -196,8 +156,9 @@ fn safe_softmax(t: &mut Taker<'_>, value: Value) -> Option<Value> {
     let [all_masked, _, p] = op.operands[..] else {
         return None;
     };
+    let last = rank(f, value)? as i64 - 1;
     let mut probe = Taker::new(f);
-    let reduced = probe.broadcast_back(all_masked, &[3])?;
+    let reduced = probe.broadcast_back(all_masked, &[last])?;
     let (masked, dims) = probe.reduce(reduced, BinaryOp::And, None)?;
     let cmp = probe.take(masked, |k| {
         matches!(
@@ -213,7 +174,7 @@ fn safe_softmax(t: &mut Taker<'_>, value: Value) -> Option<Value> {
     };
     let mut inner = Taker::new(f);
     let (softmax_input, _) = softmax_of(&mut inner, p)?;
-    if dims != [3] || splat_value(f, inf) != Some(f64::NEG_INFINITY) || softmax_input != x {
+    if dims != [last] || splat_value(f, inf) != Some(f64::NEG_INFINITY) || softmax_input != x {
         return None;
     }
     t.take(value, |_| true)?;
@@ -221,79 +182,108 @@ fn safe_softmax(t: &mut Taker<'_>, value: Value) -> Option<Value> {
     Some(p)
 }
 
+/// The size of the heads dimension (the last batch dimension) of an operand laid out as
+/// `layout` says; 1 without batch dimensions.
+fn heads_of(f: &Function, value: Value, layout: &[i64]) -> Option<(u64, Option<i64>)> {
+    let Some(&dim) = layout.len().checked_sub(3).map(|i| &layout[i]) else {
+        return Some((1, None));
+    };
+    Some((shape(f, value)?[dim as usize], Some(dim)))
+}
+
 pub fn attention(f: &Function, root: OpId) -> Option<Match> {
     let out = *f.op(root).results.first()?;
+    [true, false]
+        .into_iter()
+        .find_map(|p_is_lhs| attention_with(f, out, p_is_lhs))
+}
+
+/// The attention computing `out`, whose `p·v` product has the probabilities on the left
+/// (`p_is_lhs`) or on the right.
+fn attention_with(f: &Function, out: Value, p_is_lhs: bool) -> Option<Match> {
     let mut t = Taker::new(f);
-    let (p, v, pv_dims) = dot(&mut t, out)?;
-    if pv_dims.lhs_batching != [0, 1] || pv_dims.lhs_contracting != [3] {
+    let (lhs, rhs, pv_dims) = dot(&mut t, out)?;
+    let (p, v) = if p_is_lhs { (lhs, rhs) } else { (rhs, lhs) };
+    let (p_batch, p_contract) = if p_is_lhs {
+        (&pv_dims.lhs_batching, &pv_dims.lhs_contracting)
+    } else {
+        (&pv_dims.rhs_batching, &pv_dims.rhs_contracting)
+    };
+    // The probabilities are laid out `[batch.., L, S]` and contracted over the keys.
+    let n = p_batch.len() as i64;
+    if !is_identity(p_batch) || *p_contract != [n + 1] || rank(f, p)? as i64 != n + 2 {
         return None;
     }
-    let v_layout = layout(&pv_dims, false, rank(f, v)?)?;
+    let v_layout = layout(&pv_dims, !p_is_lhs, rank(f, v)?)?;
+    // `p·v` is `[batch.., L, Ev]`, `v·p` is `[batch.., Ev, L]`.
+    let result_perm = (!p_is_lhs).then(|| (0..n).chain([n + 1, n]).collect::<Vec<_>>());
+    let p = through_leading_ones(&mut t, p);
     let (p, narrowed) = t.maybe_convert(p);
+    let p = through_leading_ones(&mut t, p);
     let p = safe_softmax(&mut t, p).unwrap_or(p);
     let (scores, axis) = softmax_of(&mut t, p)?;
-    if axis != 3 {
+    if axis + 1 != rank(f, p)? as i64 {
         return None;
     }
     let (scores, widened) = t.maybe_convert(scores);
     if narrowed != widened || (widened && element(f, scores) == element(f, p)) {
         return None;
     }
-    let (mut scores, mut mask) = match peel_mask(&mut t, scores) {
-        Some(found) => found,
-        None => match additive_mask(&mut t, scores) {
-            Some((s, m)) if super::is_constant_expr(f, m) && is_additive_causal(f, m) => {
-                (s, Mask::Causal)
-            }
-            Some((s, m)) => (s, Mask::Operand(m)),
-            None => (scores, Mask::None),
-        },
-    };
-    if matches!(mask, Mask::Operand(_))
-        && let Some((s, Mask::Causal)) = peel_mask(&mut t, scores)
-    {
-        // A causal mask under a given one: both cannot be expressed by one composite.
-        let _ = s;
-        return None;
-    }
-    if let Mask::None = mask
-        && let Some((s, inner)) = peel_mask(&mut t, scores)
-    {
-        scores = s;
-        mask = inner;
-    }
-    let (qk, scale) = t
-        .with_splat(scores, BinaryOp::Multiply)
-        .unwrap_or((scores, 1.0));
+    let scores = through_leading_ones(&mut t, scores);
+    let (scores, mask) = attention_mask::peel(&mut t, scores, |s| is_scaled_product(f, s))?;
+    let (qk, scale) = scaled_product(&mut t, scores);
     let (q, k, qk_dims) = dot(&mut t, qk)?;
     let q_layout = layout(&qk_dims, true, rank(f, q)?)?;
     let k_layout = layout(&qk_dims, false, rank(f, k)?)?;
-    let q_shape = shape(f, q)?;
-    let heads = q_shape[q_layout[1] as usize] as i64;
-    let (k, v, kv_heads) = match (
-        repeated_heads(&mut t, k, k_layout[1]),
-        repeated_heads(&mut t, v, v_layout[1]),
-    ) {
-        (Some(k0), Some(v0)) => {
-            let kv_heads = shape(f, k0)?[k_layout[1] as usize] as i64;
-            (k0, v0, kv_heads)
+    let (heads, _) = heads_of(f, q, &q_layout)?;
+    let (k_heads, k_head_dim) = heads_of(f, k, &k_layout)?;
+    let (v_heads, v_head_dim) = heads_of(f, v, &v_layout)?;
+    let repeated = match (k_head_dim, v_head_dim) {
+        (Some(kd), Some(vd)) if k_heads == heads && v_heads == heads => {
+            let mut probe = t.fork();
+            match (
+                repeated_heads(&mut probe, k, kd),
+                repeated_heads(&mut probe, v, vd),
+            ) {
+                (Some(k0), Some(v0)) => {
+                    t = probe;
+                    Some((k0, v0, shape(f, k0)?[kd as usize]))
+                }
+                _ => None,
+            }
         }
-        _ => (k, v, heads),
+        _ => None,
+    };
+    let (k, v, kv_heads) = repeated.unwrap_or((k, v, heads));
+    let v_perm = match v_layout[..] {
+        [ref batch @ .., free, contracted] => batch.iter().copied().chain([contracted, free]),
+        _ => return None,
     };
     let mut operands = vec![
-        Operand::permuted(q, q_layout),
-        Operand::permuted(k, k_layout),
-        Operand::permuted(v, [v_layout[0], v_layout[1], v_layout[3], v_layout[2]]),
+        canonical(f, q, &q_layout)?,
+        canonical(f, k, &k_layout)?,
+        canonical(f, v, &v_perm.collect::<Vec<_>>())?,
     ];
     let causal = matches!(mask, Mask::Causal);
     if let Mask::Operand(m) = mask {
-        operands.push(Operand::plain(m));
+        let identity: Vec<i64> = (0..rank(f, m)? as i64).collect();
+        operands.push(canonical(f, m, &identity)?);
     }
+    // Fewer batch dimensions: the composite's result is `[1.., H, L, Ev]`.
+    let result_shape = if rank(f, out)? < RANK {
+        let s = shape(f, out)?;
+        Some(padded(match &result_perm {
+            Some(perm) => perm.iter().map(|&d| s[d as usize]).collect(),
+            None => s,
+        }))
+    } else {
+        None
+    };
     let attributes = NamedAttrs::new()
         .with("scale", f32_attr(scale))
         .with("causal", Attribute::Bool(causal))
-        .with("heads", i64_attr(heads))
-        .with("kv_heads", i64_attr(kv_heads))
+        .with("heads", i64_attr(heads as i64))
+        .with("kv_heads", i64_attr(kv_heads as i64))
         .with("softmax_f32", Attribute::Bool(widened));
     Some(Match {
         name: names::ATTENTION,
@@ -301,6 +291,7 @@ pub fn attention(f: &Function, root: OpId) -> Option<Match> {
         ops: t.ops,
         operands,
         results: vec![out],
-        result_shape: None,
+        result_perm,
+        result_shape,
     })
 }

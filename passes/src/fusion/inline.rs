@@ -1,5 +1,7 @@
 //! `inline-composites`: replaces every composite by the body of its decomposition (what XLA
 //! does with composites it does not keep) and drops decompositions no longer referenced.
+//! Also the inlining `fuse` does first: calls of small pure helpers (JAX writes `jnp.where` as
+//! `call @_where`), so that patterns read across them.
 
 use std::collections::{HashMap, HashSet};
 
@@ -36,14 +38,74 @@ impl Pass for InlineComposites {
 
 /// Inlines the composites of `f` (and those the inlined bodies bring along).
 fn inline_in(f: &mut Function, bodies: &HashMap<String, Function>, inlined: &mut HashSet<String>) {
-    while let Some(op) = f
+    inline_where(f, bodies, inlined, |kind| match kind {
+        OpKind::Composite { decomposition, .. } => Some(decomposition.clone()),
+        _ => None,
+    });
+}
+
+/// Inlines each `func.call` of a private function that is one block of pure ops without
+/// regions (none of them a call), then drops the helpers nothing calls any more.
+pub fn inline_pure_helpers(module: &mut Module) {
+    let helpers: HashMap<String, Function> = module
+        .functions
+        .iter()
+        .filter(|f| f.visibility == Visibility::Private && is_pure_helper(f))
+        .map(|f| (f.name.clone(), f.clone()))
+        .collect();
+    if helpers.is_empty() {
+        return;
+    }
+    let mut inlined = HashSet::new();
+    for f in &mut module.functions {
+        inline_where(f, &helpers, &mut inlined, |kind| match kind {
+            OpKind::Call { callee } if helpers.contains_key(callee) => Some(callee.clone()),
+            _ => None,
+        });
+    }
+    let still_called = callees(module);
+    module
+        .functions
+        .retain(|f| !inlined.contains(&f.name) || still_called.contains(&f.name));
+}
+
+fn is_pure_helper(f: &Function) -> bool {
+    f.region(f.body()).blocks.len() == 1
+        && f.block(f.entry_block()).ops.iter().all(|&op| {
+            let op = f.op(op);
+            op.kind == OpKind::Return
+                || (op.kind.is_pure()
+                    && op.regions.is_empty()
+                    && !matches!(op.kind, OpKind::Call { .. }))
+        })
+}
+
+/// Every function some call or composite names.
+fn callees(module: &Module) -> HashSet<String> {
+    let mut names = super::decomposition_names(module);
+    for f in &module.functions {
+        for op in f.walk() {
+            if let OpKind::Call { callee } = &f.op(op).kind {
+                names.insert(callee.clone());
+            }
+        }
+    }
+    names
+}
+
+/// Replaces each op `target` names a function of `bodies` for by that function's body, until
+/// none is left.
+fn inline_where(
+    f: &mut Function,
+    bodies: &HashMap<String, Function>,
+    inlined: &mut HashSet<String>,
+    target: impl Fn(&OpKind) -> Option<String>,
+) {
+    while let Some((op, decomposition)) = f
         .walk()
         .into_iter()
-        .find(|&op| matches!(f.op(op).kind, OpKind::Composite { .. }))
+        .find_map(|op| Some((op, target(&f.op(op).kind)?)))
     {
-        let OpKind::Composite { decomposition, .. } = f.op(op).kind.clone() else {
-            unreachable!("found as a composite")
-        };
         let Some(body) = bodies.get(&decomposition) else {
             // The verifier guarantees the callee exists; nothing to inline otherwise.
             return;

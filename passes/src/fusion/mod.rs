@@ -4,6 +4,7 @@
 
 mod activation;
 mod attention;
+mod attention_mask;
 mod inline;
 mod kernels;
 mod matcher;
@@ -61,6 +62,7 @@ impl Pass for Fuse {
     }
 
     fn run(&self, module: &mut Module, _cx: &mut PassContext) {
+        inline::inline_pure_helpers(module);
         let decompositions = decomposition_names(module);
         let mut taken: HashSet<String> = module.functions.iter().map(|f| f.name.clone()).collect();
         let mut outlined = Vec::new();
@@ -181,7 +183,7 @@ fn widen_upcast(f: &Function, mut m: Match) -> Match {
         let only_here = f.uses(operand.value).iter().all(|u| inside.contains(&u.op));
         if convert.kind == OpKind::Convert
             && only_here
-            && operand.perm.is_none()
+            && operand.is_plain()
             && matcher::element(f, convert.operands[0]) == narrow
         {
             operand.value = convert.operands[0];

@@ -111,6 +111,7 @@ pub fn rms_norm(f: &Function, root: OpId) -> Option<Match> {
             ops: t.ops,
             operands,
             results: vec![out],
+            result_perm: None,
             result_shape: None,
         },
     ))
@@ -182,6 +183,7 @@ pub fn layer_norm(f: &Function, root: OpId) -> Option<Match> {
         ops: t.ops,
         operands,
         results: vec![out],
+        result_perm: None,
         result_shape,
     })
 }

@@ -9,27 +9,48 @@ use tpuc_ir::{
 };
 
 /// An operand of the composite: a value the region reads, possibly transposed into the
-/// composite's layout (`perm` as `stablehlo.transpose` takes it); the decomposition transposes
-/// it back.
+/// composite's layout (`perm` as `stablehlo.transpose` takes it) and then reshaped to the
+/// composite's operand shape (`shape`); the decomposition reshapes and transposes it back.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Operand {
     pub value: Value,
     pub perm: Option<Vec<i64>>,
+    pub shape: Option<Vec<u64>>,
 }
 
 impl Operand {
     pub fn plain(value: Value) -> Self {
-        Self { value, perm: None }
+        Self {
+            value,
+            perm: None,
+            shape: None,
+        }
     }
 
     /// `value` read in the layout `perm` (no transpose when it is the identity).
-    pub fn permuted(value: Value, perm: [i64; 4]) -> Self {
-        let identity = perm.iter().enumerate().all(|(i, &d)| d == i as i64);
+    pub fn permuted(value: Value, perm: &[i64]) -> Self {
         Self {
-            value,
-            perm: (!identity).then(|| perm.to_vec()),
+            perm: (!is_identity(perm)).then(|| perm.to_vec()),
+            ..Self::plain(value)
         }
     }
+
+    /// The same operand reshaped (after its transpose) to `shape`.
+    pub fn reshaped(self, shape: Vec<u64>) -> Self {
+        Self {
+            shape: Some(shape),
+            ..self
+        }
+    }
+
+    /// Whether the composite reads the value as it is.
+    pub fn is_plain(&self) -> bool {
+        self.perm.is_none() && self.shape.is_none()
+    }
+}
+
+pub fn is_identity(perm: &[i64]) -> bool {
+    perm.iter().enumerate().all(|(i, &d)| d == i as i64)
 }
 
 fn inverse(perm: &[i64]) -> Vec<i64> {
@@ -51,8 +72,10 @@ pub struct Match {
     /// a constant expression (constants, iotas and pure ops of those are copied instead).
     pub operands: Vec<Operand>,
     pub results: Vec<Value>,
-    /// The composite's result shape when it differs from the (single) result's: the
-    /// decomposition reshapes its result to it and the composite's result is reshaped back.
+    /// The composite's result layout when it differs from the (single) result's: the
+    /// decomposition transposes its result by `result_perm`, then reshapes it to
+    /// `result_shape`, and the composite's result is reshaped and transposed back.
+    pub result_perm: Option<Vec<i64>>,
     pub result_shape: Option<Vec<u64>>,
 }
 
@@ -85,26 +108,39 @@ pub fn outline(f: &mut Function, m: &Match, decomposition: &str) -> Option<Funct
     // The operands in the composite's layout, built after the last matched op.
     let mut anchor = last;
     let mut inputs = Vec::new();
+    // Per operand, its type once transposed (before any reshape).
+    let mut transposed_types = Vec::new();
     for operand in &m.operands {
-        let Some(perm) = &operand.perm else {
-            inputs.push(operand.value);
-            continue;
-        };
-        let mut b = OpBuilder::at(f, InsertPoint::After(anchor), location.clone());
-        let transposed = b.transpose(operand.value, perm).ok()?;
-        anchor = f.defining_op(transposed)?;
-        inputs.push(transposed);
+        let mut input = operand.value;
+        if let Some(perm) = &operand.perm {
+            let mut b = OpBuilder::at(f, InsertPoint::After(anchor), location.clone());
+            input = b.transpose(input, perm).ok()?;
+            anchor = f.defining_op(input)?;
+        }
+        transposed_types.push(f.value_type(input).clone());
+        if let Some(shape) = &operand.shape {
+            let mut b = OpBuilder::at(f, InsertPoint::After(anchor), location.clone());
+            input = b.reshape(input, shape.as_slice()).ok()?;
+            anchor = f.defining_op(input)?;
+        }
+        inputs.push(input);
     }
-    let result_types: Vec<Type> = match (&m.result_shape, &m.results[..]) {
-        (Some(shape), [result]) => {
+    let relaid = m.result_perm.is_some() || m.result_shape.is_some();
+    let result_types: Vec<Type> = match &m.results[..] {
+        [result] if relaid => {
             let ty = f.value_type(*result).as_tensor()?;
+            let mut shape = ty.static_shape()?;
+            if let Some(perm) = &m.result_perm {
+                shape = perm.iter().map(|&d| shape[d as usize]).collect();
+            }
+            let shape = m.result_shape.clone().unwrap_or(shape);
             vec![Type::Tensor(TensorType::new(
                 shape.as_slice().into_shape(),
                 ty.element,
             ))]
         }
-        (Some(_), _) => return None,
-        (None, _) => m.results.iter().map(|&v| f.value_type(v).clone()).collect(),
+        _ if relaid => return None,
+        _ => m.results.iter().map(|&v| f.value_type(v).clone()).collect(),
     };
     let mut body = Function::new(
         decomposition,
@@ -114,14 +150,22 @@ pub fn outline(f: &mut Function, m: &Match, decomposition: &str) -> Option<Funct
     );
     let entry = body.entry_block();
     let mut map: HashMap<Value, Value> = HashMap::new();
-    for (operand, arg) in m.operands.iter().zip(body.args().to_vec()) {
-        let original = match &operand.perm {
-            None => arg,
-            Some(perm) => {
-                let mut b = OpBuilder::at(&mut body, InsertPoint::End(entry), location.clone());
-                b.transpose(arg, &inverse(perm)).ok()?
-            }
-        };
+    for ((operand, arg), transposed) in m
+        .operands
+        .iter()
+        .zip(body.args().to_vec())
+        .zip(&transposed_types)
+    {
+        let mut original = arg;
+        if operand.shape.is_some() {
+            let shape = transposed.as_tensor()?.static_shape()?;
+            let mut b = OpBuilder::at(&mut body, InsertPoint::End(entry), location.clone());
+            original = b.reshape(original, shape.as_slice()).ok()?;
+        }
+        if let Some(perm) = &operand.perm {
+            let mut b = OpBuilder::at(&mut body, InsertPoint::End(entry), location.clone());
+            original = b.transpose(original, &inverse(perm)).ok()?;
+        }
         map.insert(operand.value, original);
     }
     for &op in &ops {
@@ -133,6 +177,11 @@ pub fn outline(f: &mut Function, m: &Match, decomposition: &str) -> Option<Funct
         copy_op(f, op, &mut body, InsertPoint::End(entry), &mut map);
     }
     let mut returned: Vec<Value> = m.results.iter().map(|v| map[v]).collect();
+    if let Some(perm) = &m.result_perm {
+        let mut b = OpBuilder::at(&mut body, InsertPoint::End(entry), location.clone());
+        returned[0] = b.transpose(returned[0], perm).ok()?;
+    }
+    let transposed_result = body.value_type(returned[0]).as_tensor()?.static_shape()?;
     if let Some(shape) = &m.result_shape {
         let mut b = OpBuilder::at(&mut body, InsertPoint::End(entry), location.clone());
         returned[0] = b.reshape(returned[0], shape.as_slice()).ok()?;
@@ -156,10 +205,17 @@ pub fn outline(f: &mut Function, m: &Match, decomposition: &str) -> Option<Funct
         },
     );
     let mut new_results = f.op(composite).results.clone();
+    let mut anchor = composite;
     if m.result_shape.is_some() {
-        let original = f.value_type(m.results[0]).as_tensor()?.static_shape()?;
-        let mut b = OpBuilder::at(f, InsertPoint::After(composite), location);
-        new_results[0] = b.reshape(new_results[0], original.as_slice()).ok()?;
+        let mut b = OpBuilder::at(f, InsertPoint::After(anchor), location.clone());
+        new_results[0] = b
+            .reshape(new_results[0], transposed_result.as_slice())
+            .ok()?;
+        anchor = f.defining_op(new_results[0])?;
+    }
+    if let Some(perm) = &m.result_perm {
+        let mut b = OpBuilder::at(f, InsertPoint::After(anchor), location);
+        new_results[0] = b.transpose(new_results[0], &inverse(perm)).ok()?;
     }
     for (&old, &new) in m.results.iter().zip(&new_results) {
         f.replace_all_uses_with(old, new);

@@ -56,6 +56,7 @@ pub fn rotary_embedding(f: &Function, root: OpId) -> Option<Match> {
                 ops: attempt.ops,
                 operands: vec![Operand::plain(x), Operand::plain(cos), Operand::plain(sin)],
                 results: vec![out],
+                result_perm: None,
                 result_shape: None,
             });
         }

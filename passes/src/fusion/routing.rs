@@ -124,6 +124,7 @@ pub fn top_k_routing(f: &Function, root: OpId) -> Option<Match> {
         ops: t.ops,
         operands: vec![Operand::plain(logits)],
         results: vec![weights, indices],
+        result_perm: None,
         result_shape: None,
     })
 }

@@ -50,6 +50,7 @@ pub fn softmax(f: &Function, root: OpId) -> Option<Match> {
         ops: t.ops,
         operands: vec![Operand::plain(x)],
         results: vec![out],
+        result_perm: None,
         result_shape: None,
     };
     Some(super::widen_upcast(f, m))
