@@ -78,14 +78,14 @@ fn rejects_unmodelled_chlo_with_the_line_of_the_op() {
     std::fs::write(
         &file,
         "func.func @main(%a: tensor<2xf32>) -> tensor<2xf32> {\n  \
-         %0 = chlo.erf_inv %a : tensor<2xf32> -> tensor<2xf32>\n  return %0 : tensor<2xf32>\n}\n",
+         %0 = chlo.minimum_broadcast_shapes %a : tensor<2xf32> -> tensor<2xf32>\n  return %0 : tensor<2xf32>\n}\n",
     )
     .unwrap();
     let out = tpuc(&["opt", file.to_str().unwrap()]);
     assert_eq!(out.status.code(), Some(1));
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(
-        stderr.contains("unsupported CHLO op `chlo.erf_inv`"),
+        stderr.contains("unsupported CHLO op `chlo.minimum_broadcast_shapes`"),
         "{stderr}"
     );
     assert!(stderr.contains("erf_inv.mlir:2"), "{stderr}");

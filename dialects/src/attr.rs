@@ -96,6 +96,15 @@ impl DotDims {
     }
 }
 
+/// `#chlo.ragged_dot<...>`: a dot_general's dimensions, plus the lhs dimension split into
+/// groups of `group_sizes` rows and the rhs dimension indexing those groups.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
+pub struct RaggedDotDims {
+    pub dot: DotDims,
+    pub lhs_ragged: Vec<i64>,
+    pub rhs_group: Vec<i64>,
+}
+
 /// `#stablehlo.conv<...>`: which dimension of each tensor is batch, feature, spatial.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
 pub struct ConvDims {

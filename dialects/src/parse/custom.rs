@@ -145,6 +145,7 @@ impl Parser<'_> {
                 let (direction, _, _) = self.c.ident("as the comparison direction")?;
                 let direction = self.synthesized(
                     AttrValue::Enum {
+                        chlo: false,
                         kind: ComparisonDirection::MNEMONIC.into(),
                         value: direction,
                     },
@@ -164,6 +165,7 @@ impl Parser<'_> {
                     let (ty, _, _) = self.c.ident("as the comparison type")?;
                     let ty = self.synthesized(
                         AttrValue::Enum {
+                            chlo: false,
                             kind: ComparisonType::MNEMONIC.into(),
                             value: ty,
                         },
@@ -273,6 +275,26 @@ impl Parser<'_> {
             Some(Opcode::ChloUnary(_)) => {
                 let operand = self.operand("as the operand")?;
                 self.finish_mapping(f, block, name, span, operand, Vec::new())
+            }
+            Some(Opcode::ChloBinary(_)) => {
+                // `%x, %y {attrs} : T, T -> T`
+                let operands = self.operands_bare()?;
+                let attrs = self.opt_attr_dict()?;
+                self.c.expect(Token::Colon, "before the op's type")?;
+                let inputs = self.c.type_list("as the operand types")?;
+                self.c.expect(Token::Arrow, "after the operand types")?;
+                let results = self.c.result_types()?;
+                self.finish_op(
+                    f,
+                    block,
+                    name,
+                    span,
+                    operands,
+                    inputs,
+                    results,
+                    Vec::new(),
+                    attrs,
+                )
             }
             Some(Opcode::ChloTopK) => {
                 self.c.expect(Token::LParen, "after `chlo.top_k`")?;
@@ -521,6 +543,7 @@ impl Parser<'_> {
                                 let (value, _, _) = self.c.ident("as a precision")?;
                                 items.push(self.synthesized(
                                     AttrValue::Enum {
+                                        chlo: false,
                                         kind: Precision::MNEMONIC.into(),
                                         value,
                                     },
@@ -543,6 +566,7 @@ impl Parser<'_> {
                             attr_name::RNG_ALGORITHM.to_string(),
                             self.synthesized(
                                 AttrValue::Enum {
+                                    chlo: false,
                                     kind: RngAlgorithm::MNEMONIC.into(),
                                     value,
                                 },
