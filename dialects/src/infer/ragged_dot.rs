@@ -7,35 +7,8 @@
 //! - batch: each group of batches meets the same rhs; the result is the dot_general's.
 
 use super::{InferResult, check_dims, check_len, count, tensor};
-use crate::attr::{DotDims, Precision, RaggedDotDims};
+use crate::attr::{DotDims, Precision, RaggedDotDims, RaggedMode};
 use crate::types::{Dim, TensorType, Type};
-
-/// Where the ragged lhs dimension sits.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum RaggedMode {
-    NonContracting,
-    Contracting,
-    Batch,
-}
-
-impl RaggedMode {
-    /// The mode of `dims`; an error if it names no single ragged dimension.
-    pub fn of(dims: &RaggedDotDims) -> Result<Self, String> {
-        let [ragged] = dims.lhs_ragged.as_slice() else {
-            return Err(format!(
-                "needs exactly one lhs ragged dimension, got {}",
-                dims.lhs_ragged.len()
-            ));
-        };
-        Ok(if dims.dot.lhs_contracting.contains(ragged) {
-            Self::Contracting
-        } else if dims.dot.lhs_batching.contains(ragged) {
-            Self::Batch
-        } else {
-            Self::NonContracting
-        })
-    }
-}
 
 pub(super) fn ragged_dot(
     dims: &RaggedDotDims,
@@ -56,7 +29,7 @@ pub(super) fn ragged_dot(
     let Some(&groups) = group_sizes.shape.last() else {
         return Err("group_sizes must have rank 1 or more".to_string());
     };
-    let mode = RaggedMode::of(dims)?;
+    let mode = dims.mode()?;
     check_dims(&dims.lhs_ragged, lhs.rank(), "lhs ragged dimension")?;
     check_dims(&dims.rhs_group, rhs.rank(), "rhs group dimension")?;
     let expected_group_dims = usize::from(mode == RaggedMode::NonContracting);
