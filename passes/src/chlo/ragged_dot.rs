@@ -1,10 +1,12 @@
 //! `chlo.ragged_dot` in all three modes, for static shapes and one list of group sizes
 //! (`group_sizes` of rank 1). Group `i` holds the rows `[start_i, end_i)` of the ragged
-//! dimension, `end = cumsum(group_sizes)`; rows past the last group give zeros.
+//! dimension, `end = cumsum(group_sizes)`.
 //! - non-contracting: the lhs is broadcast over a new leading group dimension, zeroed outside
-//!   each group's rows, and that dimension is contracted with the rhs group dimension;
+//!   each group's rows, and that dimension is contracted with the rhs group dimension (rows
+//!   past the last group give zeros);
 //! - contracting: the same masked lhs, its group dimension kept as the leading result one;
-//! - batch: the plain dot_general, zeroed at the batches past the last group.
+//! - batch: every group of batches meets the same rhs, so it is the plain dot_general, as
+//!   JAX computes it (batches past the last group included).
 
 use tpuc_ir::{
     ComparisonDirection, DotDims, ElementType, IrError, OpBuilder, Precision, RaggedDotDims,
@@ -36,20 +38,13 @@ pub(super) fn ragged_dot(
     let extent = lhs_shape[ragged as usize];
     let precision = precision.to_vec();
     match mode {
-        RaggedMode::Batch => {
-            let product = b.dot_general_to(lhs, rhs, dims.dot.clone(), precision, result)?;
-            let Some(position) = dims.dot.lhs_batching.iter().position(|&d| d == ragged) else {
-                return Ok(None);
-            };
-            let total = sum(b, sizes)?;
-            let product_ty = b.tensor_type(product)?.clone();
-            let shape = product_ty.shape.clone();
-            let index = b.iota(product_ty.with_element(sizes_ty.element), position as i64)?;
-            let limit = b.broadcast_in_dim(total, &[], shape.clone())?;
-            let inside = b.compare(ComparisonDirection::Lt, index, limit)?;
-            let zero = b.splat(result, shape, 0.0)?;
-            Ok(Some(vec![b.select(inside, product, zero)?]))
-        }
+        RaggedMode::Batch => Ok(Some(vec![b.dot_general_to(
+            lhs,
+            rhs,
+            dims.dot.clone(),
+            precision,
+            result,
+        )?])),
         RaggedMode::NonContracting | RaggedMode::Contracting => {
             let mask = group_mask(b, sizes, groups, extent)?;
             let mut shape = vec![groups];
@@ -122,10 +117,6 @@ fn cumulative_sum(b: &mut OpBuilder<'_>, sizes: Value, groups: u64) -> Result<Va
     let zero = b.splat_i64(element, shape, 0)?;
     let terms = b.select(included, square, zero)?;
     row_sum(b, terms, &[1])
-}
-
-fn sum(b: &mut OpBuilder<'_>, values: Value) -> Result<Value, IrError> {
-    row_sum(b, values, &[0])
 }
 
 fn row_sum(b: &mut OpBuilder<'_>, values: Value, dimensions: &[i64]) -> Result<Value, IrError> {
