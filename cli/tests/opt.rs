@@ -52,7 +52,14 @@ fn strips_locations_on_request() {
 
 #[test]
 fn legalizes_chlo_by_default_and_keeps_it_with_no_passes() {
-    for file in ["chlo_ops", "chlo_math", "chlo_broadcast"] {
+    for file in [
+        "chlo_ops",
+        "chlo_math",
+        "chlo_broadcast",
+        "chlo_special",
+        "chlo_ragged_dot",
+        "chlo_more_text",
+    ] {
         let source = format!("testdata/jax/{file}.pretty.mlir");
         let out = tpuc(&["opt", &source]);
         assert!(
