@@ -14,12 +14,10 @@ import jax
 import jaxlib
 import numpy as np
 from jax import lax
-from jax._src.interpreters import mlir
-from jaxlib.mlir import ir
 from jaxlib.mlir.dialects import stablehlo
 
 import generate as generate_module
-from generate import HERE, execute_text, generate, write_entry
+from generate import HERE, generate, write_entry
 
 
 def chlo_special(x, near_one, n, s, q, towards):
@@ -148,13 +146,8 @@ def text_args(rng):
 
 
 def generate_text(name, text, make_args, seed):
-    """A module written as text; XLA:CPU computes its outputs. It has no locations."""
-    args = make_args(np.random.default_rng(seed))
-    with mlir.make_ir_context():
-        module = ir.Module.parse(text)
-        pretty = module.operation.get_asm(enable_debug_info=False)
-        outputs = execute_text(text, args)
-        entry = write_entry(name, seed, module, pretty, args, outputs, debug_info=False)
+    """generate.py's text fixture (no locations; outputs from XLA:CPU), sourced here."""
+    entry = generate_module.generate_text(name, text, make_args, seed)
     return {**entry, "source": "text in generate_chlo_more.py, outputs from XLA:CPU"}
 
 

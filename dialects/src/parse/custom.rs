@@ -274,27 +274,11 @@ impl Parser<'_> {
             }
             Some(Opcode::ChloUnary(_)) => {
                 let operand = self.operand("as the operand")?;
-                self.finish_mapping(f, block, name, span, operand, Vec::new())
+                self.finish_mapping(f, block, name, span, vec![operand], Vec::new())
             }
             Some(Opcode::ChloBinary(_)) => {
-                // `%x, %y {attrs} : T, T -> T`
                 let operands = self.operands_bare()?;
-                let attrs = self.opt_attr_dict()?;
-                self.c.expect(Token::Colon, "before the op's type")?;
-                let inputs = self.c.type_list("as the operand types")?;
-                self.c.expect(Token::Arrow, "after the operand types")?;
-                let results = self.c.result_types()?;
-                self.finish_op(
-                    f,
-                    block,
-                    name,
-                    span,
-                    operands,
-                    inputs,
-                    results,
-                    Vec::new(),
-                    attrs,
-                )
+                self.finish_mapping(f, block, name, span, operands, Vec::new())
             }
             Some(Opcode::ChloTopK) => {
                 self.c.expect(Token::LParen, "after `chlo.top_k`")?;
@@ -313,7 +297,7 @@ impl Parser<'_> {
                 );
                 self.c.expect(Token::RParen, "after `k = ...`")?;
                 let attrs = vec![(attr_name::K.to_string(), k)];
-                self.finish_mapping(f, block, name, span, operand, attrs)
+                self.finish_mapping(f, block, name, span, vec![operand], attrs)
             }
             Some(Opcode::Reduce) => self.custom_reduce(f, block, span),
             Some(Opcode::While) => self.custom_while(f, block, span),
@@ -417,28 +401,28 @@ impl Parser<'_> {
         self.c.function_type("as the op's type")
     }
 
-    /// The tail of a CHLO op of one operand: `{attrs} : T -> T` or `: T -> (T, ...)`.
+    /// The tail of a CHLO op: `{attrs} : T, ... -> T` or `: T, ... -> (T, ...)`.
     fn finish_mapping(
         &mut self,
         f: &mut Function,
         block: BlockId,
         name: &str,
         span: (usize, usize),
-        operand: Value,
+        operands: Vec<Value>,
         mut attrs: Vec<(String, Attr)>,
     ) -> PResult<OpId> {
         attrs.extend(self.opt_attr_dict()?);
         self.c.expect(Token::Colon, "before the op's type")?;
-        let input = self.c.ty("as the operand type")?;
-        self.c.expect(Token::Arrow, "after the operand type")?;
+        let inputs = self.c.type_list("as the operand types")?;
+        self.c.expect(Token::Arrow, "after the operand types")?;
         let results = self.c.result_types()?;
         self.finish_op(
             f,
             block,
             name,
             span,
-            vec![operand],
-            vec![input],
+            operands,
+            inputs,
             results,
             Vec::new(),
             attrs,
