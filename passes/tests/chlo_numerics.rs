@@ -57,7 +57,7 @@ fn chlo_fixtures() -> Vec<Fixture> {
                     name: f["name"].as_str().unwrap().to_owned(),
                     inputs: read(&f["inputs"]),
                     outputs: read(&f["outputs"]),
-                    xla_runs_text: f.get("outputs_from").is_none(),
+                    xla_runs_text: f["xla_cpu_runs_text"].as_bool().unwrap_or(true),
                 }),
         );
     }
@@ -68,6 +68,7 @@ fn chlo_fixtures() -> Vec<Fixture> {
 fn element_type(dtype: Dtype) -> ElementType {
     match dtype {
         Dtype::F32 => ElementType::F32,
+        Dtype::F64 => ElementType::F64,
         Dtype::I32 => ElementType::S32,
         Dtype::Bool => ElementType::Pred,
         other => panic!("no fixture input is {other:?}"),
@@ -92,25 +93,37 @@ fn run(client: &Client, text: &str, inputs: &[Array]) -> Vec<Vec<u8>> {
     outputs[0].iter().map(|b| b.to_host().unwrap()).collect()
 }
 
-/// Equal, or for f32 within a few ulp-sized relative error; NaN matches NaN.
+/// Equal, or for floats within a small relative error (1e-5 for f32; 1e-12 for f64, where
+/// erf_inv near ±1 departs by 1.8e-13 from XLA's); NaN matches NaN.
 fn close(got: &[u8], want: &[u8], dtype: Dtype) -> Result<(), String> {
-    if dtype != Dtype::F32 {
-        return (got == want).then_some(()).ok_or("differs".to_owned());
-    }
-    let floats = |b: &[u8]| -> Vec<f32> {
-        b.chunks_exact(4)
-            .map(|c| f32::from_le_bytes(c.try_into().unwrap()))
-            .collect()
+    let (got, want, tolerance, tiny): (Vec<f64>, Vec<f64>, f64, f64) = match dtype {
+        Dtype::F32 => (f32s(got), f32s(want), 1e-5, 1e-30),
+        Dtype::F64 => (f64s(got), f64s(want), 1e-12, 1e-300),
+        _ => return (got == want).then_some(()).ok_or("differs".to_owned()),
     };
-    for (i, (g, w)) in floats(got).into_iter().zip(floats(want)).enumerate() {
+    for (i, (g, w)) in got.into_iter().zip(want).enumerate() {
         let same = (g.is_nan() && w.is_nan())
             || g == w
-            || (w.is_finite() && (g - w).abs() <= 1e-5 * w.abs().max(1e-30));
+            || (w.is_finite() && (g - w).abs() <= tolerance * w.abs().max(tiny));
         if !same {
             return Err(format!("element {i}: {g} vs {w}"));
         }
     }
     Ok(())
+}
+
+fn f32s(bytes: &[u8]) -> Vec<f64> {
+    bytes
+        .chunks_exact(4)
+        .map(|c| f64::from(f32::from_le_bytes(c.try_into().unwrap())))
+        .collect()
+}
+
+fn f64s(bytes: &[u8]) -> Vec<f64> {
+    bytes
+        .chunks_exact(8)
+        .map(|c| f64::from_le_bytes(c.try_into().unwrap()))
+        .collect()
 }
 
 #[test]

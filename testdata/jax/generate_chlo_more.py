@@ -115,7 +115,7 @@ def generate_for_tpu(name, function, make_args, seed):
         entry = write_entry(name, seed, module, pretty, args, outputs)
     finally:
         generate_module.check_reparses = checked
-    return {**entry, "outputs_from": "JAX on CPU; the text itself does not run on jaxlib's XLA:CPU"}
+    return {**entry, "outputs_from": "JAX on CPU", "xla_cpu_runs_text": False}
 
 
 CHLO_TEXT = """module @chlo_more attributes {mhlo.num_partitions = 1 : i32, mhlo.num_replicas = 1 : i32} {
@@ -145,6 +145,31 @@ def text_args(rng):
     ]
 
 
+# The f64 formulas (bessel_i1e's double tables, erf_inv's Newton steps, zeta and polygamma in
+# f64); JAX lowers f64 only with x64 enabled, so this too is text.
+CHLO_F64_TEXT = """module @chlo_more_f64 attributes {mhlo.num_partitions = 1 : i32, mhlo.num_replicas = 1 : i32} {
+  func.func public @main(%arg0: tensor<8xf64>, %arg1: tensor<8xf64>, %arg2: tensor<8xf64>, %arg3: tensor<8xf64>, %arg4: tensor<8xf64>) -> (tensor<8xf64>, tensor<8xf64>, tensor<8xf64>, tensor<8xf64>, tensor<8xf64>) {
+    %0 = chlo.erf_inv %arg0 : tensor<8xf64> -> tensor<8xf64>
+    %1 = chlo.bessel_i1e %arg1 : tensor<8xf64> -> tensor<8xf64>
+    %2 = chlo.zeta %arg2, %arg3 : tensor<8xf64>, tensor<8xf64> -> tensor<8xf64>
+    %3 = chlo.polygamma %arg4, %arg3 : tensor<8xf64>, tensor<8xf64> -> tensor<8xf64>
+    %4 = chlo.next_after %arg0, %arg1 : tensor<8xf64>, tensor<8xf64> -> tensor<8xf64>
+    return %0, %1, %2, %3, %4 : tensor<8xf64>, tensor<8xf64>, tensor<8xf64>, tensor<8xf64>, tensor<8xf64>
+  }
+}
+"""
+
+
+def f64_args(rng):
+    return [
+        np.array([-0.999999, -0.9, -0.5, 0.0, 1e-10, 0.3, 0.99, 1.0]),
+        np.array([-20.0, -8.0, -1.0, 0.0, 0.5, 3.0, 8.5, 50.0]),
+        np.array([1.5, 2.0, 3.0, 4.0, 1.01, 6.0, 2.5, 10.0]),
+        np.array([1.0, 2.0, 0.5, 3.5, 10.0, 1.0, 0.25, 2.0]),
+        np.array([0.0, 1.0, 2.0, 3.0, 4.0, 1.0, 2.0, 5.0]),
+    ]
+
+
 def generate_text(name, text, make_args, seed):
     """generate.py's text fixture (no locations; outputs from XLA:CPU), sourced here."""
     entry = generate_module.generate_text(name, text, make_args, seed)
@@ -158,6 +183,8 @@ def main():
         generate_for_tpu("chlo_ragged_dot", chlo_ragged_dot, ragged_args, 7),
         generate_text("chlo_more_text", CHLO_TEXT, text_args, 8),
     ]
+    with jax.enable_x64(True):
+        entries.append(generate_text("chlo_more_f64", CHLO_F64_TEXT, f64_args, 9))
     manifest = {
         "generator": "testdata/jax/generate_chlo_more.py",
         "jax": jax.__version__,
