@@ -59,6 +59,7 @@ fn legalizes_chlo_by_default_and_keeps_it_with_no_passes() {
         "chlo_special",
         "chlo_ragged_dot",
         "chlo_more_text",
+        "chlo_more_f64",
     ] {
         let source = format!("testdata/jax/{file}.pretty.mlir");
         let out = tpuc(&["opt", &source]);
