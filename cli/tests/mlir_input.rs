@@ -32,6 +32,7 @@ fn run_matches_jax_outputs_on_xla_cpu() {
         ("transformer_block.pretty.mlir", 12, 2),
         ("chlo_ops.generic.mlir", 1, 3),
         ("control_flow.generic.mlir", 3, 4),
+        ("chlo_special.generic.mlir", 6, 8),
     ] {
         let stem = name.split('.').next().unwrap();
         let mut args = vec![

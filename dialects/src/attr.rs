@@ -96,6 +96,42 @@ impl DotDims {
     }
 }
 
+/// `#chlo.ragged_dot<...>`: a dot_general's dimensions, plus the lhs dimension split into
+/// groups of `group_sizes` rows and the rhs dimension indexing those groups.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
+pub struct RaggedDotDims {
+    pub dot: DotDims,
+    pub lhs_ragged: Vec<i64>,
+    pub rhs_group: Vec<i64>,
+}
+
+/// Where the ragged lhs dimension sits.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RaggedMode {
+    NonContracting,
+    Contracting,
+    Batch,
+}
+
+impl RaggedDotDims {
+    /// Where the ragged dimension sits; an error unless there is exactly one.
+    pub fn mode(&self) -> Result<RaggedMode, String> {
+        let [ragged] = self.lhs_ragged.as_slice() else {
+            return Err(format!(
+                "needs exactly one lhs ragged dimension, got {}",
+                self.lhs_ragged.len()
+            ));
+        };
+        Ok(if self.dot.lhs_contracting.contains(ragged) {
+            RaggedMode::Contracting
+        } else if self.dot.lhs_batching.contains(ragged) {
+            RaggedMode::Batch
+        } else {
+            RaggedMode::NonContracting
+        })
+    }
+}
+
 /// `#stablehlo.conv<...>`: which dimension of each tensor is batch, feature, spatial.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
 pub struct ConvDims {

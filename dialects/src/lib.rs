@@ -56,7 +56,10 @@ pub use function::{
 };
 pub use location::Location;
 pub use module::Module;
-pub use op::{BinaryOp, ChloBroadcastOp, ChloUnaryOp, OpKind, Opcode, UnaryOp, attr_name};
+pub use op::{
+    BinaryOp, BroadcastBinary, ChloBinaryOp, ChloBroadcastOp, ChloUnaryOp, OpKind, Opcode, UnaryOp,
+    attr_name,
+};
 pub use print::{LocationStyle, PrintOptions};
 pub use types::{Dim, ElementType, TensorType, Type};
 pub use verify::{VerifyError, VerifyErrors, verify, verify_function};

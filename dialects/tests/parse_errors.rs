@@ -56,18 +56,18 @@ fn cases() -> Vec<Case> {
         case(
             "CHLO op in pretty form",
             in_main(
-                "    %0 = chlo.erf_inv %arg0 : tensor<4xf32> -> tensor<4xf32>\n    return %0 : tensor<4xf32>",
+                "    %0 = chlo.minimum_broadcast_shapes %arg0 : tensor<4xf32> -> tensor<4xf32>\n    return %0 : tensor<4xf32>",
             ),
-            "unsupported CHLO op `chlo.erf_inv`: tpuc reads chlo.acos,",
+            "unsupported CHLO op `chlo.minimum_broadcast_shapes`: tpuc reads chlo.acos,",
             3,
             10,
         ),
         case(
             "CHLO op in generic form",
             in_main(
-                "    %0 = \"chlo.zeta\"(%arg0, %arg0) : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>",
+                "    %0 = \"chlo.minimum_broadcast_shapes\"(%arg0, %arg0) : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>",
             ),
-            "unsupported CHLO op `chlo.zeta`",
+            "unsupported CHLO op `chlo.minimum_broadcast_shapes`",
             3,
             10,
         ),
@@ -307,7 +307,8 @@ fn broken_inputs_give_located_diagnostics() {
 
 #[test]
 fn diagnostics_render_with_the_source_line() {
-    let text = in_main("    %0 = chlo.erf_inv %arg0 : tensor<4xf32> -> tensor<4xf32>");
+    let text =
+        in_main("    %0 = chlo.minimum_broadcast_shapes %arg0 : tensor<4xf32> -> tensor<4xf32>");
     let error = parse_module(&text).unwrap_err();
     assert!(error.help.as_deref().is_some_and(|h| h.contains("CHLO")));
     let report = error.with_source("model.mlir", text);
@@ -316,7 +317,10 @@ fn diagnostics_render_with_the_source_line() {
         .render_report(&mut rendered, report.as_ref())
         .unwrap();
     assert!(rendered.contains("model.mlir"), "{rendered}");
-    assert!(rendered.contains("%0 = chlo.erf_inv %arg0"), "{rendered}");
+    assert!(
+        rendered.contains("%0 = chlo.minimum_broadcast_shapes %arg0"),
+        "{rendered}"
+    );
 }
 
 /// Truncated and corrupted real texts give errors, never panics.

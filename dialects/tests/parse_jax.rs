@@ -120,17 +120,19 @@ fn unmodelled_chlo_ops_are_rejected_at_the_op() {
     let path = jax_dir().join("chlo_ops.pretty.mlir");
     let text = std::fs::read_to_string(&path)
         .unwrap()
-        .replace("chlo.erfc", "chlo.erf_inv");
-    let error = parse_module(&text).expect_err("chlo.erf_inv is not modelled");
+        .replace("chlo.erfc", "chlo.minimum_broadcast_shapes");
+    let error = parse_module(&text).expect_err("chlo.minimum_broadcast_shapes is not modelled");
     assert!(
-        error.message.contains("unsupported CHLO op `chlo.erf_inv`"),
+        error
+            .message
+            .contains("unsupported CHLO op `chlo.minimum_broadcast_shapes`"),
         "{}",
         error.message
     );
     assert!(error.message.contains("chlo.top_k"), "{}", error.message);
     let line = text
         .lines()
-        .position(|l| l.contains("chlo.erf_inv"))
+        .position(|l| l.contains("chlo.minimum_broadcast_shapes"))
         .unwrap()
         + 1;
     assert_eq!(error.line, line);
@@ -138,7 +140,7 @@ fn unmodelled_chlo_ops_are_rejected_at_the_op() {
         .lines()
         .nth(line - 1)
         .unwrap()
-        .find("chlo.erf_inv")
+        .find("chlo.minimum_broadcast_shapes")
         .unwrap();
     assert_eq!(error.column, column + 1);
 }

@@ -748,12 +748,14 @@ fn chlo() -> Function {
     let row = f32s(&[3]);
     let i = tensor(&[2, 3], ElementType::I32);
     let pred = tensor(&[2, 3], ElementType::I1);
+    let rhs = f32s(&[2, 3, 4]);
+    let sizes = tensor(&[2], ElementType::I32);
     function(
         "chlo",
-        &[x.clone(), row.clone(), i.clone(), pred.clone()],
+        &[x.clone(), row.clone(), i.clone(), pred.clone(), rhs, sizes],
         std::slice::from_ref(&x),
         |b, a| {
-            let (x0, row0, i0, p0) = (a[0], a[1], a[2], a[3]);
+            let (x0, row0, i0, p0, rhs0, sizes0) = (a[0], a[1], a[2], a[3], a[4], a[5]);
             let mut last = x0;
             for &op in ChloUnaryOp::ALL {
                 let result = if op.is_predicate() {
@@ -768,16 +770,51 @@ fn chlo() -> Function {
             }
             for &op in ChloBroadcastOp::ALL {
                 match op.binary() {
-                    binary if integers_only(binary) => {
+                    BroadcastBinary::Stablehlo(binary) if integers_only(binary) => {
                         b.one(OpKind::ChloBroadcast(op, Vec::new()), &[i0, i0], i.clone());
                     }
-                    BinaryOp::Complex => {
+                    BroadcastBinary::Stablehlo(BinaryOp::Complex) => {
                         let c = tensor(&[2, 3], ElementType::ComplexF32);
                         b.one(OpKind::ChloBroadcast(op, vec![1]), &[x0, row0], c);
                     }
                     _ => last = b.one(OpKind::ChloBroadcast(op, vec![1]), &[last, row0], x.clone()),
                 }
             }
+            for &op in ChloBinaryOp::ALL {
+                last = b.one(OpKind::ChloBinary(op), &[last, x0], x.clone());
+            }
+            let compare = OpKind::ChloBroadcastCompare {
+                dims: vec![1],
+                direction: ComparisonDirection::Lt,
+                compare_type: Some(ComparisonType::Float),
+            };
+            b.one(compare, &[last, row0], pred.clone());
+            let unsigned = OpKind::ChloBroadcastCompare {
+                dims: Vec::new(),
+                direction: ComparisonDirection::Ne,
+                compare_type: None,
+            };
+            b.one(unsigned, &[i0, i0], pred.clone());
+            let half = Attribute::Float {
+                value: 0.5,
+                ty: ElementType::F32,
+            };
+            let half = b.one(OpKind::ChloConstantLike(half), &[last], x.clone());
+            last = b.one(OpKind::Binary(BinaryOp::Add), &[last, half], x.clone());
+            let seven = Attribute::Int {
+                value: 7,
+                ty: ElementType::I32,
+            };
+            b.one(OpKind::ChloConstantLike(seven), &[i0], i.clone());
+            let ragged = OpKind::ChloRaggedDot {
+                dims: RaggedDotDims {
+                    dot: DotDims::contracting(1, 1),
+                    lhs_ragged: vec![0],
+                    rhs_group: vec![0],
+                },
+                precision: vec![Precision::Default, Precision::Highest],
+            };
+            b.one(ragged, &[last, rhs0, sizes0], f32s(&[2, 4]));
             let selected = b.one(OpKind::ChloBroadcastSelect, &[p0, last, row0], x.clone());
             b.op(
                 OpKind::ChloTopK { k: 2 },

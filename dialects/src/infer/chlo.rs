@@ -1,8 +1,10 @@
-//! CHLO ops: elementwise unary ops, broadcasting binary ops and select, top_k.
+//! CHLO ops: elementwise unary and binary ops, broadcasting binary ops, compare and select,
+//! constant_like, top_k.
 
 use super::{InferResult, count, tensor};
+use crate::attr::{Attribute, ComparisonType};
 use crate::broadcast::rank_broadcast;
-use crate::op::{ChloBroadcastOp, ChloUnaryOp};
+use crate::op::{BroadcastBinary, ChloBinaryOp, ChloBroadcastOp, ChloUnaryOp};
 use crate::types::{Dim, ElementType, TensorType, Type};
 
 pub(super) fn unary(op: ChloUnaryOp, operands: &[Type]) -> InferResult<Vec<Type>> {
@@ -10,6 +12,7 @@ pub(super) fn unary(op: ChloUnaryOp, operands: &[Type]) -> InferResult<Vec<Type>
     let operand = tensor(&operands[0], "operand")?;
     let accepts = match op {
         ChloUnaryOp::Square => !operand.element.is_bool(),
+        ChloUnaryOp::Conj => operand.element.is_float() || operand.element.is_complex(),
         _ => operand.element.is_float(),
     };
     if !accepts {
@@ -28,13 +31,59 @@ pub(super) fn broadcast(
     dims: &[i64],
     operands: &[Type],
 ) -> InferResult<Vec<Type>> {
+    let same_shape = broadcast_pair(dims, operands)?;
+    match op.binary() {
+        BroadcastBinary::Stablehlo(op) => super::elementwise::binary(op, &same_shape),
+        BroadcastBinary::Chlo(op) => binary(op, &same_shape),
+    }
+}
+
+/// The operand types of a broadcasting binary op, each with the broadcast result's shape.
+fn broadcast_pair(dims: &[i64], operands: &[Type]) -> InferResult<[Type; 2]> {
     let (lhs, rhs) = super::elementwise::same_element_pair(operands)?;
     let shape = rank_broadcast(&[&lhs.shape, &rhs.shape], dims)?.shape;
-    let same_shape = [
+    Ok([
         Type::Tensor(TensorType::new(shape.clone(), lhs.element)),
         Type::Tensor(TensorType::new(shape, rhs.element)),
-    ];
-    super::elementwise::binary(op.binary(), &same_shape)
+    ])
+}
+
+/// `chlo.next_after`, `chlo.polygamma`, `chlo.zeta`: float operands of one type.
+pub(super) fn binary(_: ChloBinaryOp, operands: &[Type]) -> InferResult<Vec<Type>> {
+    let (lhs, rhs) = super::elementwise::same_element_pair(operands)?;
+    if !lhs.element.is_float() {
+        return Err(format!("does not accept element type {}", lhs.element));
+    }
+    if !lhs.is_compatible(rhs) {
+        return Err(format!("operand shapes differ: {lhs} and {rhs}"));
+    }
+    Ok(vec![Type::Tensor(lhs.clone())])
+}
+
+pub(super) fn broadcast_compare(
+    dims: &[i64],
+    compare_type: Option<ComparisonType>,
+    operands: &[Type],
+) -> InferResult<Vec<Type>> {
+    let same_shape = broadcast_pair(dims, operands)?;
+    super::elementwise::compare(compare_type, &same_shape)
+}
+
+pub(super) fn constant_like(value: &Attribute, operands: &[Type]) -> InferResult<Vec<Type>> {
+    count(operands, 1)?;
+    let operand = tensor(&operands[0], "operand")?;
+    let element = match value {
+        Attribute::Bool(_) => ElementType::I1,
+        Attribute::Int { ty, .. } | Attribute::Float { ty, .. } => *ty,
+        _ => return Err("value must be a typed scalar".to_string()),
+    };
+    if element != operand.element {
+        return Err(format!(
+            "value of type {element} does not match the operand's element type {}",
+            operand.element
+        ));
+    }
+    Ok(vec![Type::Tensor(operand.clone())])
 }
 
 pub(super) fn broadcast_select(operands: &[Type]) -> InferResult<Vec<Type>> {

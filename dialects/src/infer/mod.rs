@@ -11,6 +11,7 @@ mod contract;
 mod control;
 mod elementwise;
 mod index;
+mod ragged_dot;
 mod reduce;
 mod shape;
 
@@ -158,6 +159,14 @@ fn infer(sig: &OpSig<'_>) -> InferResult<Vec<Type>> {
         OpKind::ChloUnary(op) => chlo::unary(*op, ops),
         OpKind::ChloBroadcast(op, dims) => chlo::broadcast(*op, dims, ops),
         OpKind::ChloBroadcastSelect => chlo::broadcast_select(ops),
+        OpKind::ChloBinary(op) => chlo::binary(*op, ops),
+        OpKind::ChloBroadcastCompare {
+            dims, compare_type, ..
+        } => chlo::broadcast_compare(dims, *compare_type, ops),
+        OpKind::ChloConstantLike(value) => chlo::constant_like(value, ops),
+        OpKind::ChloRaggedDot { dims, precision } => {
+            ragged_dot::ragged_dot(dims, precision, ops, sig.declared)
+        }
         OpKind::ChloTopK { k } => chlo::top_k(*k, ops),
         OpKind::Select => elementwise::select(ops),
         OpKind::Clamp => elementwise::clamp(ops),

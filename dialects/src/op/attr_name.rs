@@ -48,6 +48,7 @@ attr_names! {
     PADDING = "padding",
     PERMUTATION = "permutation",
     PRECISION_CONFIG = "precision_config",
+    RAGGED_DOT_DIMENSION_NUMBERS = "ragged_dot_dimension_numbers",
     REPLICA_GROUPS = "replica_groups",
     RHS_DILATION = "rhs_dilation",
     RNG_ALGORITHM = "rng_algorithm",

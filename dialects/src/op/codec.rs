@@ -2,8 +2,9 @@
 //! and [`AttrReader`] (the parser), called with each attribute's name and value.
 
 use crate::attr::{
-    ChannelHandle, ComparisonDirection, ComparisonType, ConvDims, CustomCallApiVersion, DotDims,
-    GatherDims, NamedAttrs, Precision, RngAlgorithm, ScatterDims, TensorSharding,
+    Attribute, ChannelHandle, ComparisonDirection, ComparisonType, ConvDims, CustomCallApiVersion,
+    DotDims, GatherDims, NamedAttrs, Precision, RaggedDotDims, RngAlgorithm, ScatterDims,
+    TensorSharding,
 };
 use crate::dense::DenseElements;
 
@@ -76,6 +77,14 @@ pub trait AttrWriter: Sized {
     fn bool(&mut self, name: &'static str, value: &bool);
     fn enumerant<E: EnumAttr>(&mut self, name: &'static str, value: &E);
     fn opt_enumerant<E: EnumAttr>(&mut self, name: &'static str, value: &Option<E>);
+    /// `#chlo<MNEMONIC KEYWORD>`
+    fn chlo_enumerant<E: EnumAttr>(&mut self, name: &'static str, value: &E);
+    fn opt_chlo_enumerant<E: EnumAttr>(&mut self, name: &'static str, value: &Option<E>);
+    /// A scalar with its type (`1.0 : f32`, `2 : i32`, `true`).
+    fn typed_value(&mut self, name: &'static str, value: &Attribute);
+    fn ragged_dot_dims(&mut self, name: &'static str, value: &RaggedDotDims);
+    /// `[#chlo<precision ...>, ...]`, left out when empty.
+    fn chlo_precision(&mut self, name: &'static str, value: &[Precision]);
     fn api_version(&mut self, name: &'static str, value: &CustomCallApiVersion);
     /// `dense<...> : T`, the type being the op's result type.
     fn constant(&mut self, name: &'static str, value: &DenseElements);
@@ -123,6 +132,14 @@ pub trait AttrReader: Sized {
     fn bool(&mut self, name: &'static str) -> Result<bool, Self::Error>;
     fn enumerant<E: EnumAttr>(&mut self, name: &'static str) -> Result<E, Self::Error>;
     fn opt_enumerant<E: EnumAttr>(&mut self, name: &'static str) -> Result<Option<E>, Self::Error>;
+    fn chlo_enumerant<E: EnumAttr>(&mut self, name: &'static str) -> Result<E, Self::Error>;
+    fn opt_chlo_enumerant<E: EnumAttr>(
+        &mut self,
+        name: &'static str,
+    ) -> Result<Option<E>, Self::Error>;
+    fn typed_value(&mut self, name: &'static str) -> Result<Attribute, Self::Error>;
+    fn ragged_dot_dims(&mut self, name: &'static str) -> Result<RaggedDotDims, Self::Error>;
+    fn chlo_precision(&mut self, name: &'static str) -> Result<Vec<Precision>, Self::Error>;
     fn api_version(&mut self, name: &'static str) -> Result<CustomCallApiVersion, Self::Error>;
     fn constant(&mut self, name: &'static str) -> Result<DenseElements, Self::Error>;
     fn dot_dims(&mut self, name: &'static str) -> Result<DotDims, Self::Error>;

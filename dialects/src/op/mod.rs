@@ -80,9 +80,12 @@ op_enum!(
         Asinh => "chlo.asinh",
         Atan => "chlo.atan",
         Atanh => "chlo.atanh",
+        BesselI1e => "chlo.bessel_i1e",
+        Conj => "chlo.conj",
         Cosh => "chlo.cosh",
         Digamma => "chlo.digamma",
         Erf => "chlo.erf",
+        ErfInv => "chlo.erf_inv",
         Erfc => "chlo.erfc",
         IsInf => "chlo.is_inf",
         IsNegInf => "chlo.is_neg_inf",
@@ -113,7 +116,9 @@ op_enum!(
         Maximum => "chlo.broadcast_maximum",
         Minimum => "chlo.broadcast_minimum",
         Multiply => "chlo.broadcast_multiply",
+        NextAfter => "chlo.broadcast_next_after",
         Or => "chlo.broadcast_or",
+        Polygamma => "chlo.broadcast_polygamma",
         Power => "chlo.broadcast_power",
         Remainder => "chlo.broadcast_remainder",
         ShiftLeft => "chlo.broadcast_shift_left",
@@ -121,29 +126,51 @@ op_enum!(
         ShiftRightLogical => "chlo.broadcast_shift_right_logical",
         Subtract => "chlo.broadcast_subtract",
         Xor => "chlo.broadcast_xor",
+        Zeta => "chlo.broadcast_zeta",
     }
 );
 
+op_enum!(
+    /// CHLO elementwise float ops of two operands of the same shape, with no StableHLO
+    /// counterpart.
+    ChloBinaryOp {
+        NextAfter => "chlo.next_after",
+        Polygamma => "chlo.polygamma",
+        Zeta => "chlo.zeta",
+    }
+);
+
+/// What a `chlo.broadcast_*` op applies once its operands have the same shape.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum BroadcastBinary {
+    Stablehlo(BinaryOp),
+    Chlo(ChloBinaryOp),
+}
+
 impl ChloBroadcastOp {
-    /// The StableHLO op applied once the operands have the same shape.
-    pub fn binary(self) -> BinaryOp {
+    /// The op applied once the operands have the same shape.
+    pub fn binary(self) -> BroadcastBinary {
+        use BroadcastBinary::{Chlo, Stablehlo};
         match self {
-            Self::Add => BinaryOp::Add,
-            Self::And => BinaryOp::And,
-            Self::Atan2 => BinaryOp::Atan2,
-            Self::Complex => BinaryOp::Complex,
-            Self::Divide => BinaryOp::Divide,
-            Self::Maximum => BinaryOp::Maximum,
-            Self::Minimum => BinaryOp::Minimum,
-            Self::Multiply => BinaryOp::Multiply,
-            Self::Or => BinaryOp::Or,
-            Self::Power => BinaryOp::Power,
-            Self::Remainder => BinaryOp::Remainder,
-            Self::ShiftLeft => BinaryOp::ShiftLeft,
-            Self::ShiftRightArithmetic => BinaryOp::ShiftRightArithmetic,
-            Self::ShiftRightLogical => BinaryOp::ShiftRightLogical,
-            Self::Subtract => BinaryOp::Subtract,
-            Self::Xor => BinaryOp::Xor,
+            Self::Add => Stablehlo(BinaryOp::Add),
+            Self::And => Stablehlo(BinaryOp::And),
+            Self::Atan2 => Stablehlo(BinaryOp::Atan2),
+            Self::Complex => Stablehlo(BinaryOp::Complex),
+            Self::Divide => Stablehlo(BinaryOp::Divide),
+            Self::Maximum => Stablehlo(BinaryOp::Maximum),
+            Self::Minimum => Stablehlo(BinaryOp::Minimum),
+            Self::Multiply => Stablehlo(BinaryOp::Multiply),
+            Self::Or => Stablehlo(BinaryOp::Or),
+            Self::Power => Stablehlo(BinaryOp::Power),
+            Self::Remainder => Stablehlo(BinaryOp::Remainder),
+            Self::ShiftLeft => Stablehlo(BinaryOp::ShiftLeft),
+            Self::ShiftRightArithmetic => Stablehlo(BinaryOp::ShiftRightArithmetic),
+            Self::ShiftRightLogical => Stablehlo(BinaryOp::ShiftRightLogical),
+            Self::Subtract => Stablehlo(BinaryOp::Subtract),
+            Self::Xor => Stablehlo(BinaryOp::Xor),
+            Self::NextAfter => Chlo(ChloBinaryOp::NextAfter),
+            Self::Polygamma => Chlo(ChloBinaryOp::Polygamma),
+            Self::Zeta => Chlo(ChloBinaryOp::Zeta),
         }
     }
 }

@@ -2,11 +2,11 @@
 //! region count and traits, written once. `define.rs` says how an entry reads.
 
 use super::define::{define_attr_groups, define_ops};
-use super::{BinaryOp, ChloBroadcastOp, ChloUnaryOp, UnaryOp};
+use super::{BinaryOp, ChloBinaryOp, ChloBroadcastOp, ChloUnaryOp, UnaryOp};
 use crate::attr::{
-    ChannelHandle, CollectiveAttrs, ComparisonDirection, ComparisonType, ConvAttrs,
-    CustomCallApiVersion, DotDims, GatherDims, NamedAttrs, PrecisionConfig, RngAlgorithm,
-    ScatterDims, TensorSharding, WindowAttrs,
+    Attribute, ChannelHandle, CollectiveAttrs, ComparisonDirection, ComparisonType, ConvAttrs,
+    CustomCallApiVersion, DotDims, GatherDims, NamedAttrs, PrecisionConfig, RaggedDotDims,
+    RngAlgorithm, ScatterDims, TensorSharding, WindowAttrs,
 };
 use crate::dense::DenseElements;
 
@@ -20,6 +20,8 @@ define_ops! {
         ChloUnary(op: ChloUnaryOp), traits [elementwise];
         /// CHLO (lhs, rhs) -> result, with rank broadcasting (`dims` empty: numpy-style)
         ChloBroadcast(op: ChloBroadcastOp, dims: Vec<i64> = BROADCAST_DIMENSIONS as opt_i64_array);
+        /// CHLO (lhs, rhs) -> result, operands and result of one type
+        ChloBinary(op: ChloBinaryOp), traits [elementwise];
     }
     ops {
         /// (lhs, rhs) -> i1 result
@@ -198,6 +200,19 @@ define_ops! {
         RegionReturn => "stablehlo.return", traits [terminator, side_effect];
         /// CHLO (pred, on_true, on_false) with numpy-style broadcasting
         ChloBroadcastSelect => "chlo.broadcast_select";
+        /// CHLO (lhs, rhs) -> i1 result, with rank broadcasting (`dims` empty: numpy-style)
+        ChloBroadcastCompare {
+            dims: Vec<i64> = BROADCAST_DIMENSIONS as opt_i64_array,
+            direction: ComparisonDirection = COMPARISON_DIRECTION as chlo_enumerant,
+            compare_type: Option<ComparisonType> = COMPARE_TYPE as opt_chlo_enumerant,
+        } => "chlo.broadcast_compare";
+        /// CHLO (operand) -> result: the scalar `value` splat to the operand's shape
+        ChloConstantLike(value: Attribute = VALUE as typed_value) => "chlo.constant_like";
+        /// CHLO (lhs, rhs, group_sizes): a dot_general per group of lhs rows
+        ChloRaggedDot {
+            dims: RaggedDotDims = RAGGED_DOT_DIMENSION_NUMBERS as ragged_dot_dims,
+            precision: PrecisionConfig = PRECISION_CONFIG as chlo_precision,
+        } => "chlo.ragged_dot";
         /// CHLO (operand) -> (values, indices): the `k` largest along the last dimension
         ChloTopK { k: i64 = K as int } => "chlo.top_k";
         /// `sdy.sharding_constraint` (operand)

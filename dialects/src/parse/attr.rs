@@ -7,7 +7,7 @@ use super::dense::DenseLit;
 use super::lexer::Token;
 use crate::attr::{
     Attribute, ChannelHandle, ConvDims, DimSharding, DotDims, GatherDims, MeshAxis, NamedAttrs,
-    ScatterDims, TensorSharding,
+    RaggedDotDims, ScatterDims, TensorSharding,
 };
 use crate::dense::DenseElements;
 use crate::op::attr_name;
@@ -46,11 +46,13 @@ pub(crate) enum AttrValue {
     /// A type used as an attribute (`tensor<f32>`, `!stablehlo.token`).
     Type,
     FunctionType(Vec<Type>, Vec<Type>),
-    /// `#stablehlo<kind VALUE>`
+    /// `#stablehlo<kind VALUE>` or `#chlo<kind VALUE>`
     Enum {
+        chlo: bool,
         kind: String,
         value: String,
     },
+    RaggedDot(RaggedDotDims),
     Dot(DotDims),
     Gather(GatherDims),
     Scatter(ScatterDims),
@@ -361,10 +363,32 @@ impl Cursor<'_> {
         // the others are structs. Channel handles and shardings are named after the
         // attributes that hold them.
         let value = match name.split_once('.').unwrap_or((name, "")) {
-            ("stablehlo", "") => {
-                let (kind, _, _) = self.ident("in `#stablehlo<...>`")?;
-                let (value, _, _) = self.ident("in `#stablehlo<...>`")?;
-                AttrValue::Enum { kind, value }
+            (dialect @ ("stablehlo" | "chlo"), "") => {
+                let context = format!("in `#{dialect}<...>`");
+                let (kind, _, _) = self.ident(&context)?;
+                let (value, _, _) = self.ident(&context)?;
+                AttrValue::Enum {
+                    chlo: dialect == "chlo",
+                    kind,
+                    value,
+                }
+            }
+            ("chlo", "ragged_dot") => {
+                let mut dims = RaggedDotDims::default();
+                self.struct_fields("#chlo.ragged_dot", |p, field| {
+                    let slot = match field {
+                        "lhs_batching_dimensions" => &mut dims.dot.lhs_batching,
+                        "rhs_batching_dimensions" => &mut dims.dot.rhs_batching,
+                        "lhs_contracting_dimensions" => &mut dims.dot.lhs_contracting,
+                        "rhs_contracting_dimensions" => &mut dims.dot.rhs_contracting,
+                        "lhs_ragged_dimensions" => &mut dims.lhs_ragged,
+                        "rhs_group_dimensions" => &mut dims.rhs_group,
+                        _ => return Ok(false),
+                    };
+                    *slot = p.int_list("in `#chlo.ragged_dot`")?;
+                    Ok(true)
+                })?;
+                AttrValue::RaggedDot(dims)
             }
             ("stablehlo", "dot") => {
                 let mut dims = DotDims::default();

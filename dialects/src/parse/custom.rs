@@ -145,6 +145,7 @@ impl Parser<'_> {
                 let (direction, _, _) = self.c.ident("as the comparison direction")?;
                 let direction = self.synthesized(
                     AttrValue::Enum {
+                        chlo: false,
                         kind: ComparisonDirection::MNEMONIC.into(),
                         value: direction,
                     },
@@ -164,6 +165,7 @@ impl Parser<'_> {
                     let (ty, _, _) = self.c.ident("as the comparison type")?;
                     let ty = self.synthesized(
                         AttrValue::Enum {
+                            chlo: false,
                             kind: ComparisonType::MNEMONIC.into(),
                             value: ty,
                         },
@@ -272,7 +274,11 @@ impl Parser<'_> {
             }
             Some(Opcode::ChloUnary(_)) => {
                 let operand = self.operand("as the operand")?;
-                self.finish_mapping(f, block, name, span, operand, Vec::new())
+                self.finish_mapping(f, block, name, span, vec![operand], Vec::new())
+            }
+            Some(Opcode::ChloBinary(_)) => {
+                let operands = self.operands_bare()?;
+                self.finish_mapping(f, block, name, span, operands, Vec::new())
             }
             Some(Opcode::ChloTopK) => {
                 self.c.expect(Token::LParen, "after `chlo.top_k`")?;
@@ -291,7 +297,7 @@ impl Parser<'_> {
                 );
                 self.c.expect(Token::RParen, "after `k = ...`")?;
                 let attrs = vec![(attr_name::K.to_string(), k)];
-                self.finish_mapping(f, block, name, span, operand, attrs)
+                self.finish_mapping(f, block, name, span, vec![operand], attrs)
             }
             Some(Opcode::Reduce) => self.custom_reduce(f, block, span),
             Some(Opcode::While) => self.custom_while(f, block, span),
@@ -395,28 +401,28 @@ impl Parser<'_> {
         self.c.function_type("as the op's type")
     }
 
-    /// The tail of a CHLO op of one operand: `{attrs} : T -> T` or `: T -> (T, ...)`.
+    /// The tail of a CHLO op: `{attrs} : T, ... -> T` or `: T, ... -> (T, ...)`.
     fn finish_mapping(
         &mut self,
         f: &mut Function,
         block: BlockId,
         name: &str,
         span: (usize, usize),
-        operand: Value,
+        operands: Vec<Value>,
         mut attrs: Vec<(String, Attr)>,
     ) -> PResult<OpId> {
         attrs.extend(self.opt_attr_dict()?);
         self.c.expect(Token::Colon, "before the op's type")?;
-        let input = self.c.ty("as the operand type")?;
-        self.c.expect(Token::Arrow, "after the operand type")?;
+        let inputs = self.c.type_list("as the operand types")?;
+        self.c.expect(Token::Arrow, "after the operand types")?;
         let results = self.c.result_types()?;
         self.finish_op(
             f,
             block,
             name,
             span,
-            vec![operand],
-            vec![input],
+            operands,
+            inputs,
             results,
             Vec::new(),
             attrs,
@@ -521,6 +527,7 @@ impl Parser<'_> {
                                 let (value, _, _) = self.c.ident("as a precision")?;
                                 items.push(self.synthesized(
                                     AttrValue::Enum {
+                                        chlo: false,
                                         kind: Precision::MNEMONIC.into(),
                                         value,
                                     },
@@ -543,6 +550,7 @@ impl Parser<'_> {
                             attr_name::RNG_ALGORITHM.to_string(),
                             self.synthesized(
                                 AttrValue::Enum {
+                                    chlo: false,
                                     kind: RngAlgorithm::MNEMONIC.into(),
                                     value,
                                 },

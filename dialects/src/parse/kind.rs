@@ -5,8 +5,8 @@ use super::attr::{Attr, AttrValue, dict_to_named};
 use super::cursor::PResult;
 use super::error::ParseError;
 use crate::attr::{
-    ChannelHandle, ConvDims, CustomCallApiVersion, DotDims, GatherDims, NamedAttrs, Precision,
-    ScatterDims, TensorSharding,
+    Attribute, ChannelHandle, ConvDims, CustomCallApiVersion, DotDims, GatherDims, NamedAttrs,
+    Precision, RaggedDotDims, ScatterDims, TensorSharding,
 };
 use crate::dense::{DenseElements, ElementValue};
 use crate::op::codec::{AttrReader, EnumAttr};
@@ -120,12 +120,18 @@ impl KindCx<'_> {
         .ok_or_else(|| self.wrong(name, attr, "an integer"))
     }
 
-    /// The value of the enum attribute `attr`, `#stablehlo<MNEMONIC KEYWORD>`.
-    fn keyword<E: EnumAttr>(&self, name: &str, attr: &Attr) -> PResult<E> {
+    /// The value of the enum attribute `attr`, `#stablehlo<MNEMONIC KEYWORD>` (or
+    /// `#chlo<...>` for a CHLO op's).
+    fn keyword<E: EnumAttr>(&self, name: &str, attr: &Attr, chlo: bool) -> PResult<E> {
         let value = match &attr.value {
-            AttrValue::Enum { kind, value } if kind == E::MNEMONIC => value,
+            AttrValue::Enum {
+                chlo: written_chlo,
+                kind,
+                value,
+            } if kind == E::MNEMONIC && *written_chlo == chlo => value,
             _ => {
-                let expected = format!("`#stablehlo<{} ...>`", E::MNEMONIC);
+                let dialect = if chlo { "chlo" } else { "stablehlo" };
+                let expected = format!("`#{dialect}<{} ...>`", E::MNEMONIC);
                 return Err(self.wrong(name, attr, &expected));
             }
         };
@@ -139,16 +145,18 @@ impl KindCx<'_> {
         })
     }
 
-    fn precision_list(&mut self, name: &str) -> PResult<Vec<Precision>> {
+    fn precision_list(&mut self, name: &str, chlo: bool) -> PResult<Vec<Precision>> {
         let Some(attr) = self.take(name) else {
             return Ok(Vec::new());
         };
         let AttrValue::Array(items) = &attr.value else {
-            return Err(self.wrong(name, &attr, "a list of `#stablehlo<precision ...>`"));
+            let dialect = if chlo { "chlo" } else { "stablehlo" };
+            let expected = format!("a list of `#{dialect}<precision ...>`");
+            return Err(self.wrong(name, &attr, &expected));
         };
         items
             .iter()
-            .map(|item| self.keyword::<Precision>(name, item))
+            .map(|item| self.keyword::<Precision>(name, item, chlo))
             .collect()
     }
 
@@ -219,7 +227,7 @@ impl KindCx<'_> {
                 .map_or(1, TensorType::rank);
             return Ok(OpKind::DotGeneral {
                 dims: DotDims::contracting(lhs_rank as i64 - 1, 0),
-                precision: self.precision_list(attr_name::PRECISION_CONFIG)?,
+                precision: self.precision_list(attr_name::PRECISION_CONFIG, false)?,
             });
         }
         let opcode = Opcode::from_name(self.op)
@@ -316,14 +324,57 @@ impl AttrReader for KindCx<'_> {
 
     fn enumerant<E: EnumAttr>(&mut self, name: &'static str) -> PResult<E> {
         let attr = self.required(name)?;
-        self.keyword(name, &attr)
+        self.keyword(name, &attr, false)
     }
 
     fn opt_enumerant<E: EnumAttr>(&mut self, name: &'static str) -> PResult<Option<E>> {
         match self.take(name) {
-            Some(attr) => self.keyword(name, &attr).map(Some),
+            Some(attr) => self.keyword(name, &attr, false).map(Some),
             None => Ok(None),
         }
+    }
+
+    fn chlo_enumerant<E: EnumAttr>(&mut self, name: &'static str) -> PResult<E> {
+        let attr = self.required(name)?;
+        self.keyword(name, &attr, true)
+    }
+
+    fn opt_chlo_enumerant<E: EnumAttr>(&mut self, name: &'static str) -> PResult<Option<E>> {
+        match self.take(name) {
+            Some(attr) => self.keyword(name, &attr, true).map(Some),
+            None => Ok(None),
+        }
+    }
+
+    fn typed_value(&mut self, name: &'static str) -> PResult<Attribute> {
+        let attr = self.required(name)?;
+        let value = match attr.value {
+            AttrValue::Bool(_)
+            | AttrValue::Int { ty: Some(_), .. }
+            | AttrValue::Float { ty: Some(_), .. } => Some(attr.to_attribute(self.src)),
+            _ => None,
+        };
+        match value {
+            Some(
+                value @ (Attribute::Bool(_) | Attribute::Int { .. } | Attribute::Float { .. }),
+            ) => Ok(value),
+            _ => Err(self.wrong(
+                name,
+                &attr,
+                "a typed scalar (`1.0 : f32`, `2 : i32`, `true`)",
+            )),
+        }
+    }
+
+    fn ragged_dot_dims(&mut self, name: &'static str) -> PResult<RaggedDotDims> {
+        self.required_as(name, "`#chlo.ragged_dot<...>`", |value| match value {
+            AttrValue::RaggedDot(dims) => Some(dims.clone()),
+            _ => None,
+        })
+    }
+
+    fn chlo_precision(&mut self, name: &'static str) -> PResult<Vec<Precision>> {
+        self.precision_list(name, true)
     }
 
     fn api_version(&mut self, name: &'static str) -> PResult<CustomCallApiVersion> {
@@ -384,7 +435,7 @@ impl AttrReader for KindCx<'_> {
     }
 
     fn precision(&mut self, name: &'static str) -> PResult<Vec<Precision>> {
-        self.precision_list(name)
+        self.precision_list(name, false)
     }
 
     fn pairs(&mut self, name: &'static str) -> PResult<Vec<(i64, i64)>> {

@@ -6,8 +6,8 @@ use super::syntax::{
     string, symbol,
 };
 use crate::attr::{
-    ChannelHandle, ConvDims, CustomCallApiVersion, DotDims, GatherDims, NamedAttrs, Precision,
-    ScatterDims, TensorSharding,
+    Attribute, ChannelHandle, ConvDims, CustomCallApiVersion, DotDims, GatherDims, NamedAttrs,
+    Precision, RaggedDotDims, ScatterDims, TensorSharding,
 };
 use crate::dense::DenseElements;
 use crate::op::OpKind;
@@ -49,6 +49,10 @@ fn i64_attr(value: i64) -> String {
 
 fn enum_attr<E: EnumAttr>(value: E) -> String {
     format!("#stablehlo<{} {}>", E::MNEMONIC, value.keyword())
+}
+
+fn chlo_enum_attr<E: EnumAttr>(value: E) -> String {
+    format!("#chlo<{} {}>", E::MNEMONIC, value.keyword())
 }
 
 impl AttrWriter for Inherent<'_> {
@@ -105,6 +109,31 @@ impl AttrWriter for Inherent<'_> {
         if let Some(value) = value {
             self.push(name, enum_attr(*value));
         }
+    }
+
+    fn chlo_enumerant<E: EnumAttr>(&mut self, name: &'static str, value: &E) {
+        self.push(name, chlo_enum_attr(*value));
+    }
+
+    fn opt_chlo_enumerant<E: EnumAttr>(&mut self, name: &'static str, value: &Option<E>) {
+        if let Some(value) = value {
+            self.push(name, chlo_enum_attr(*value));
+        }
+    }
+
+    fn typed_value(&mut self, name: &'static str, value: &Attribute) {
+        self.push(name, syntax::attribute(value));
+    }
+
+    fn ragged_dot_dims(&mut self, name: &'static str, value: &RaggedDotDims) {
+        self.push(name, ragged_dot_dims(value));
+    }
+
+    fn chlo_precision(&mut self, name: &'static str, value: &[Precision]) {
+        self.push_if(!value.is_empty(), name, || {
+            let items: Vec<String> = value.iter().map(|&p| chlo_enum_attr(p)).collect();
+            format!("[{}]", items.join(", "))
+        });
     }
 
     fn api_version(&mut self, name: &'static str, value: &CustomCallApiVersion) {
@@ -217,6 +246,20 @@ pub(super) fn dot_dims(d: &DotDims) -> String {
             ("rhs_batching_dimensions", &d.rhs_batching),
             ("lhs_contracting_dimensions", &d.lhs_contracting),
             ("rhs_contracting_dimensions", &d.rhs_contracting),
+        ]))
+    )
+}
+
+fn ragged_dot_dims(d: &RaggedDotDims) -> String {
+    format!(
+        "#chlo.ragged_dot<{}>",
+        fields(list_fields(&[
+            ("lhs_batching_dimensions", &d.dot.lhs_batching),
+            ("rhs_batching_dimensions", &d.dot.rhs_batching),
+            ("lhs_contracting_dimensions", &d.dot.lhs_contracting),
+            ("rhs_contracting_dimensions", &d.dot.rhs_contracting),
+            ("lhs_ragged_dimensions", &d.lhs_ragged),
+            ("rhs_group_dimensions", &d.rhs_group),
         ]))
     )
 }

@@ -98,7 +98,12 @@ impl Printer<'_> {
             OpKind::ChloUnary(_) => {
                 format!("{name} {args}{attrs} : {}", sig.mapping())
             }
-            OpKind::ChloBroadcast(..) => format!(
+            OpKind::ChloBinary(_) => format!(
+                "{name} {args}{attrs} : {} -> {}",
+                syntax::types(&sig.operands),
+                syntax::types(&sig.results)
+            ),
+            OpKind::ChloBroadcast(..) | OpKind::ChloBroadcastCompare { .. } => format!(
                 "{name} {args}{} : {}",
                 merged_attrs(op, inherent(&op.kind, &sig.results)),
                 sig.functional()

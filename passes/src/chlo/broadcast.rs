@@ -1,8 +1,12 @@
-//! `chlo.broadcast_*` and `chlo.broadcast_select`: each operand broadcast to the result shape
-//! (`stablehlo.broadcast_in_dim`), then the StableHLO op on equal shapes.
+//! `chlo.broadcast_*`, `chlo.broadcast_compare` and `chlo.broadcast_select`: each operand
+//! broadcast to the result shape (`stablehlo.broadcast_in_dim`), then the op on equal shapes
+//! (StableHLO's, or the CHLO binary op's formula).
 
 use tpuc_ir::broadcast::rank_broadcast;
-use tpuc_ir::{ChloBroadcastOp, IrError, OpBuilder, Value};
+use tpuc_ir::{
+    BroadcastBinary, ChloBroadcastOp, ComparisonDirection, ComparisonType, IrError, OpBuilder,
+    Value,
+};
 
 use super::Built;
 
@@ -15,7 +19,24 @@ pub(super) fn binary(
     let Some(same) = to_common_shape(b, operands, dims)? else {
         return Ok(None);
     };
-    Ok(Some(vec![b.binary(op.binary(), same[0], same[1])?]))
+    match op.binary() {
+        BroadcastBinary::Stablehlo(op) => Ok(Some(vec![b.binary(op, same[0], same[1])?])),
+        BroadcastBinary::Chlo(op) => super::binary_op(b, op, same[0], same[1]),
+    }
+}
+
+pub(super) fn compare(
+    b: &mut OpBuilder<'_>,
+    dims: &[i64],
+    direction: ComparisonDirection,
+    compare_type: Option<ComparisonType>,
+    operands: &[Value],
+) -> Built {
+    let Some(same) = to_common_shape(b, operands, dims)? else {
+        return Ok(None);
+    };
+    let compared = b.compare_with_type(direction, compare_type, same[0], same[1])?;
+    Ok(Some(vec![compared]))
 }
 
 pub(super) fn select(b: &mut OpBuilder<'_>, operands: &[Value]) -> Built {

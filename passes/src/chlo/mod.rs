@@ -6,17 +6,23 @@
 //! (a broadcast between dynamic dimensions, an element type outside its formulas) stays as it
 //! is: the PJRT plugins accept CHLO themselves.
 
+mod bessel;
 mod broadcast;
+mod constant_like;
 mod erf;
+mod erf_inv;
 mod gamma;
 mod hyperbolic;
+mod next_after;
 mod predicates;
+mod ragged_dot;
 mod top_k;
 mod trig;
+mod zeta;
 
 use tpuc_ir::{
-    ChloUnaryOp, ElementType, Function, InsertPoint, IrError, Module, OpBuilder, OpId, OpKind,
-    Value,
+    ChloBinaryOp, ChloUnaryOp, ElementType, Function, InsertPoint, IrError, Module, OpBuilder,
+    OpId, OpKind, Value,
 };
 
 use crate::pass::{Pass, PassContext};
@@ -53,10 +59,28 @@ fn legalize(f: &mut Function, op: OpId) {
     let kind = operation.kind.clone();
     let operands = operation.operands.clone();
     let location = operation.location.clone();
+    let result_element = operation
+        .results
+        .first()
+        .and_then(|&r| f.value_type(r).as_tensor())
+        .map(|t| t.element);
     let mut b = OpBuilder::at(f, InsertPoint::Before(op), location);
     let built: Built = match kind {
         OpKind::ChloBroadcast(binary, dims) => broadcast::binary(&mut b, binary, &dims, &operands),
+        OpKind::ChloBroadcastCompare {
+            dims,
+            direction,
+            compare_type,
+        } => broadcast::compare(&mut b, &dims, direction, compare_type, &operands),
         OpKind::ChloBroadcastSelect => broadcast::select(&mut b, &operands),
+        OpKind::ChloBinary(binary) => binary_op(&mut b, binary, operands[0], operands[1]),
+        OpKind::ChloConstantLike(value) => {
+            constant_like::constant_like(&mut b, &value, operands[0])
+        }
+        OpKind::ChloRaggedDot { dims, precision } => match result_element {
+            Some(element) => ragged_dot::ragged_dot(&mut b, &dims, &precision, &operands, element),
+            None => return,
+        },
         OpKind::ChloTopK { k } => top_k::top_k(&mut b, operands[0], k),
         OpKind::ChloUnary(unary) => {
             unary_op(&mut b, unary, operands[0]).map(|v| v.map(|v| vec![v]))
@@ -68,12 +92,29 @@ fn legalize(f: &mut Function, op: OpId) {
     }
 }
 
+/// `chlo.next_after`, `chlo.polygamma`, `chlo.zeta` on operands of one shape.
+fn binary_op(b: &mut OpBuilder<'_>, op: ChloBinaryOp, x: Value, y: Value) -> Built {
+    if !b.tensor_type(x)?.element.is_float() {
+        return Ok(None);
+    }
+    let value = match op {
+        ChloBinaryOp::NextAfter => match next_after::next_after(b, x, y)? {
+            Some(value) => value,
+            None => return Ok(None),
+        },
+        ChloBinaryOp::Zeta => upcast2(b, x, y, zeta::zeta)?,
+        ChloBinaryOp::Polygamma => upcast2(b, x, y, zeta::polygamma)?,
+    };
+    Ok(Some(vec![value]))
+}
+
 fn unary_op(b: &mut OpBuilder<'_>, op: ChloUnaryOp, x: Value) -> Result<Option<Value>, IrError> {
     use ChloUnaryOp as C;
     let element = b.tensor_type(x)?.element;
     if !element.is_float() {
         return Ok(match op {
             C::Square => Some(b.multiply(x, x)?),
+            C::Conj => Some(conj(b, x)?),
             _ => None,
         });
     }
@@ -94,6 +135,10 @@ fn unary_op(b: &mut OpBuilder<'_>, op: ChloUnaryOp, x: Value) -> Result<Option<V
         C::Erfc => upcast(b, x, erf::erfc_f32)?,
         C::Lgamma => upcast(b, x, gamma::lgamma)?,
         C::Digamma => upcast(b, x, gamma::digamma)?,
+        C::ErfInv if element == ElementType::F64 => erf_inv::erf_inv_f64(b, x)?,
+        C::ErfInv => upcast(b, x, erf_inv::erf_inv_f32)?,
+        C::BesselI1e => upcast(b, x, bessel::bessel_i1e)?,
+        C::Conj => conj(b, x)?,
         C::IsInf => predicates::is_inf(b, x)?,
         C::IsPosInf => predicates::is_signed_inf(b, x, 1.0)?,
         C::IsNegInf => predicates::is_signed_inf(b, x, -1.0)?,
@@ -112,6 +157,31 @@ fn upcast(b: &mut OpBuilder<'_>, x: Value, formula: Formula) -> Result<Value, Ir
     let wide = b.convert(x, ElementType::F32)?;
     let result = formula(b, wide)?;
     b.convert(result, element)
+}
+
+type Formula2 = fn(&mut OpBuilder<'_>, Value, Value) -> Result<Value, IrError>;
+
+/// [`upcast`] for a formula of two operands of one type.
+fn upcast2(b: &mut OpBuilder<'_>, x: Value, y: Value, formula: Formula2) -> Result<Value, IrError> {
+    let element = b.tensor_type(x)?.element;
+    if element.bit_width() >= 32 {
+        return formula(b, x, y);
+    }
+    let x = b.convert(x, ElementType::F32)?;
+    let y = b.convert(y, ElementType::F32)?;
+    let result = formula(b, x, y)?;
+    b.convert(result, element)
+}
+
+/// `chlo.conj`: the operand itself for reals, `real - i imag` for complex numbers.
+fn conj(b: &mut OpBuilder<'_>, x: Value) -> Result<Value, IrError> {
+    if !b.tensor_type(x)?.element.is_complex() {
+        return Ok(x);
+    }
+    let real = b.real(x)?;
+    let imag = b.imag(x)?;
+    let negated = b.negate(imag)?;
+    b.complex(real, negated)
 }
 
 /// A constant shaped like `like`, every element `value`.
