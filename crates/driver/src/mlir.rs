@@ -71,7 +71,20 @@ pub fn lower_text(model: &Path, text: &str, options: &LowerOptions) -> Result<Lo
         kernels: None,
     };
     legalize.run(&mut module).map_err(unsupported)?;
-    let passes = options.passes.run(&mut module).map_err(unsupported)?;
+    // `main`'s arguments are the module's interface (`run` binds its inputs by position), so
+    // the passes may not drop those that end up unused.
+    let interface_kept = PassOptions {
+        pipeline: options
+            .passes
+            .pipeline
+            .split(',')
+            .filter(|pass| pass.trim() != "prune-args")
+            .collect::<Vec<_>>()
+            .join(","),
+        run: options.passes.run.clone(),
+        kernels: options.passes.kernels.clone(),
+    };
+    let passes = interface_kept.run(&mut module).map_err(unsupported)?;
     let (arguments, results) = signature(&module, &name)?;
     Ok(Lowered {
         module,
