@@ -333,36 +333,18 @@ pub fn compile_shapes(
     plugins: &PluginPaths,
     caches: &CacheTiers,
 ) -> Result<Vec<ShapeCompile>> {
-    let next = std::sync::atomic::AtomicUsize::new(0);
-    let results: Mutex<Vec<Option<Result<CompileReport>>>> =
-        Mutex::new(shapes.iter().map(|_| None).collect());
-    std::thread::scope(|scope| {
-        for _ in 0..jobs.clamp(1, shapes.len().max(1)) {
-            scope.spawn(|| {
-                loop {
-                    let index = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-                    let Some(dims) = shapes.get(index) else {
-                        break;
-                    };
-                    let mut options = options.clone();
-                    options.dims.extend(dims.clone());
-                    let report = compile(model, targets, &options, plugins, caches);
-                    results
-                        .lock()
-                        .unwrap_or_else(|poisoned| poisoned.into_inner())[index] = Some(report);
-                }
-            });
-        }
+    let reports = crate::parallel::map(shapes, jobs, |_, dims| {
+        let mut options = options.clone();
+        options.dims.extend(dims.clone());
+        compile(model, targets, &options, plugins, caches)
     });
-    results
-        .into_inner()
-        .unwrap_or_else(|poisoned| poisoned.into_inner())
+    reports
         .into_iter()
         .zip(shapes)
         .map(|(report, dims)| {
             Ok(ShapeCompile {
                 dims: dims.clone(),
-                report: report.expect("every shape was compiled")?,
+                report: report?,
             })
         })
         .collect()

@@ -20,6 +20,7 @@ pub mod fx;
 mod jax_envelope;
 mod lower;
 pub mod mlir;
+mod parallel;
 pub mod prewarm;
 mod run;
 mod runtime;

@@ -3,8 +3,6 @@
 
 use std::collections::BTreeMap;
 use std::path::PathBuf;
-use std::sync::Mutex;
-use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Instant;
 
 use serde::Serialize;
@@ -75,33 +73,12 @@ pub fn prewarm(
     caches: &CacheTiers,
     progress: &dyn Progress,
 ) -> Vec<ItemOutcome> {
-    let next = AtomicUsize::new(0);
-    let outcomes: Mutex<Vec<Option<ItemOutcome>>> =
-        Mutex::new((0..plan.items.len()).map(|_| None).collect());
-    std::thread::scope(|scope| {
-        for _ in 0..jobs.clamp(1, plan.items.len().max(1)) {
-            scope.spawn(|| {
-                loop {
-                    let index = next.fetch_add(1, Ordering::Relaxed);
-                    let Some(item) = plan.items.get(index) else {
-                        break;
-                    };
-                    progress.started(index, item);
-                    let outcome = run_item(item, mode, base, plugins, caches);
-                    progress.finished(index, &outcome);
-                    outcomes
-                        .lock()
-                        .unwrap_or_else(|poisoned| poisoned.into_inner())[index] = Some(outcome);
-                }
-            });
-        }
-    });
-    outcomes
-        .into_inner()
-        .unwrap_or_else(|poisoned| poisoned.into_inner())
-        .into_iter()
-        .flatten()
-        .collect()
+    crate::parallel::map(&plan.items, jobs, |index, item| {
+        progress.started(index, item);
+        let outcome = run_item(item, mode, base, plugins, caches);
+        progress.finished(index, &outcome);
+        outcome
+    })
 }
 
 /// The item's sizes by symbol: names that are input axes (`input_ids.1`) become the symbol
