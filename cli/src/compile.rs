@@ -260,8 +260,9 @@ fn print_shape_text(model: &std::path::Path, compile: &tpuc_driver::ShapeCompile
 /// Says so when the executable for a multi-device target uses one of its devices.
 fn one_device_warning(compiled: &tpuc_driver::Compiled) -> Option<String> {
     let devices = compiled.target.devices();
-    let partitions = tpuc_driver::compile::partitions(&compiled.manifest.signature);
-    (devices > 1 && partitions == 1).then(|| {
+    let signature = &compiled.manifest.signature;
+    let used = tpuc_driver::compile::partitions(signature) * signature.replicas.unwrap_or(1);
+    (devices > 1 && used == 1).then(|| {
         format!(
             "{} has {devices} devices, but this executable uses one of them; --shard \
              dp|fsdp|tp|dp+tp|fsdp+tp or a plan file uses them all (docs/sharding.md)",

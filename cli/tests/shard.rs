@@ -317,3 +317,21 @@ fn prewarm_entries_shard_and_compile_hits_them() {
     assert_eq!(compiled["targets"][0]["hit"], true);
     assert_eq!(compiled["targets"][0]["partitions"], 2);
 }
+
+#[test]
+fn a_program_with_collectives_compiles_for_a_slice_as_its_ranks() {
+    let cache = tempfile::tempdir().unwrap();
+    let model = support::fixture("collectives.pt2");
+    let args = [
+        "compile",
+        model.to_str().unwrap(),
+        "--target",
+        "tpu:v5e:2x2",
+    ];
+    let (report, stderr) = json(cache.path(), &args);
+    assert_eq!(report["targets"][0]["devices"], 4, "{report}");
+    assert!(
+        warnings(&stderr).is_empty(),
+        "its four ranks use the four chips: {stderr}"
+    );
+}

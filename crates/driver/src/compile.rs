@@ -944,12 +944,12 @@ pub fn compile_module_report(
     plugins: &PluginPaths,
 ) -> Result<(Duration, ExecutableReport)> {
     let plugin = plugins.locate(target.plugin_kind())?;
-    // A sharded module says over how many devices (`mhlo.num_partitions`).
-    let partitions = tpuc_ir::parse::parse_module(module_text)
-        .ok()
-        .and_then(|module| module.num_partitions)
-        .unwrap_or(1);
-    let options = device_options(u64::from(partitions), 1);
+    // A sharded module says over how many devices (`mhlo.num_partitions`), a program with
+    // collectives how many ranks run it (`mhlo.num_replicas`).
+    let module = tpuc_ir::parse::parse_module(module_text).ok();
+    let count =
+        |of: fn(&tpuc_ir::Module) -> Option<u32>| module.as_ref().and_then(of).map_or(1, u64::from);
+    let options = device_options(count(|m| m.num_partitions), count(|m| m.num_replicas));
     let (executable, compile_time) = compile_executable(&plugin, target, module_text, &options)?;
     let report = executable.report().map_err(DriverError::pjrt(
         "reading the executable's memory and cost",
