@@ -12,6 +12,8 @@ outputs are its samples', where their values are, and why a sample was left out.
 Usage (from the repository root, in the venv of testdata/requirements.txt):
 
     python testdata/opinfo.py            # every covered OpInfo; rewrites testdata/opinfo/
+    python testdata/opinfo.py KEY...     # only these new OpInfos (manifest keys such as
+                                         # `as_strided_partial_views`), into new groups
 """
 
 from __future__ import annotations
@@ -179,15 +181,26 @@ def generate_group(name: str, members: list, manifest: dict) -> None:
     manifest["groups"][name] = {"pt2": f"{name}.pt2", "core": f"{name}.core.pt2", "expected": f"{name}.expected.npy"}
 
 
-def main() -> int:
+def main(only: list[str]) -> int:
     torch.use_deterministic_algorithms(True)
     torch.set_num_threads(1)
     OUT.mkdir(exist_ok=True)
-    for stale in [*OUT.glob("*.pt2"), *OUT.glob("*.npy")]:
-        stale.unlink()
-    manifest: dict = {"ops": {}, "groups": {}}
+    if only:
+        # New OpInfos go into groups after the existing ones; the others stay as they are.
+        manifest = json.loads(MANIFEST.read_text())
+        present = sorted(k for k in only if k in manifest["ops"])
+        if present:
+            sys.exit(f"already in the manifest (regenerate everything instead): {present}")
+        first = len(manifest["groups"])
+    else:
+        for stale in [*OUT.glob("*.pt2"), *OUT.glob("*.npy")]:
+            stale.unlink()
+        manifest = {"ops": {}, "groups": {}}
+        first = 0
     members = []
     for opinfo in covered():
+        if only and key(opinfo) not in only:
+            continue
         print(f"[{key(opinfo)}]", flush=True)
         torch.manual_seed(0)
         entry, kept = select(opinfo)
@@ -196,11 +209,11 @@ def main() -> int:
         else:
             manifest["ops"][key(opinfo)] = entry
     for k in range(0, len(members), GROUP):
-        generate_group(f"group{k // GROUP:02}", members[k : k + GROUP], manifest)
+        generate_group(f"group{first + k // GROUP:02}", members[k : k + GROUP], manifest)
     manifest["torch_version"] = torch.__version__
     MANIFEST.write_text(json.dumps(manifest, indent=1, sort_keys=True) + "\n")
     return 0
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(main(sys.argv[1:]))

@@ -33,6 +33,7 @@ mod ternary;
 mod tests;
 mod vector_norm;
 mod views;
+mod windows;
 
 use crate::env::Val;
 use crate::error::OpResult;
@@ -72,6 +73,7 @@ pub(crate) const FAMILIES: &[&[OpDef]] = &[
     ternary::OPS,
     vector_norm::OPS,
     views::OPS,
+    windows::OPS,
 ];
 
 /// The single tensor result of an op.

@@ -492,6 +492,17 @@ fn cumulative(cx: &mut Cx<'_>, args: &Args<'_>, op: BinaryOp) -> OpResult<Vec<Va
         return one(x);
     }
     let dim = support::norm_dim(args.int("dim")?, shape.len())?;
+    one(running(b, x, dim, op)?)
+}
+
+/// The running `op` of `x` along `dim`: a window over every earlier element.
+pub(crate) fn running(
+    b: &mut FunctionBuilder,
+    x: Value,
+    dim: usize,
+    op: BinaryOp,
+) -> OpResult<Value> {
+    let shape = support::shape(b, x)?;
     let n = shape[dim];
     let element = support::element(b, x)?;
     let init = reduce_init(b, op, element)?;
@@ -507,7 +518,7 @@ fn cumulative(cx: &mut Cx<'_>, args: &Args<'_>, op: BinaryOp) -> OpResult<Vec<Va
     let out = b.reduce_window(&[x], &[init], attrs, |b, a| {
         Ok(vec![b.binary(op, a[0], a[1])?])
     })?;
-    one(out[0])
+    Ok(out[0])
 }
 
 fn cumsum(cx: &mut Cx<'_>, args: &Args<'_>) -> OpResult<Vec<Val>> {
