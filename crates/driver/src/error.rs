@@ -75,6 +75,30 @@ pub enum DriverError {
         high: i64,
     },
 
+    /// `--debug=nan`: a node's output holds NaN or an infinity.
+    #[error(
+        "node `{node}` (`{target}`){at} gives {value} at {position} of its output {output} (shape {shape})"
+    )]
+    #[diagnostic(
+        code(tpuc::debug::non_finite),
+        help(
+            "the output holds {nans} NaN, {pos} +inf and {neg} -inf values; this is the first node whose output is not finite, so its inputs are finite: check the op's domain (log or sqrt of a negative, 0/0, overflow) for these inputs"
+        )
+    )]
+    NonFinite {
+        node: String,
+        target: String,
+        /// ` at file:line: code`, or empty.
+        at: String,
+        value: &'static str,
+        output: usize,
+        position: String,
+        shape: String,
+        nans: i64,
+        pos: i64,
+        neg: i64,
+    },
+
     /// A value the driver cannot represent or pass on.
     #[error("{0}")]
     #[diagnostic(code(tpuc::unsupported))]

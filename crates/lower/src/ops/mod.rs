@@ -39,7 +39,7 @@ use crate::env::Val;
 use crate::error::OpResult;
 use crate::registry::OpDef;
 
-pub(crate) use checks::index_check;
+pub(crate) use checks::{index_check, non_finite_check};
 pub(crate) use inplace::{lower_in_place, write_back};
 
 /// Every family's entries.
