@@ -14,6 +14,9 @@ Usage (from the repository root, in the venv of testdata/requirements.txt):
     python testdata/opinfo.py            # every covered OpInfo; rewrites testdata/opinfo/
     python testdata/opinfo.py KEY...     # only these new OpInfos (manifest keys such as
                                          # `as_strided_partial_views`), into new groups
+    python testdata/opinfo.py --dtype bfloat16 KEY...
+                                         # these OpInfos' samples in another dtype, as new
+                                         # entries `KEY.bfloat16` (float16, int64, bool, ...)
 """
 
 from __future__ import annotations
@@ -33,12 +36,21 @@ HERE = Path(__file__).resolve().parent
 OUT = HERE / "opinfo"
 MANIFEST = OUT / "manifest.json"
 SAMPLES = 4
+# Per OpInfo in a dtype other than float32 (`--dtype`).
+DTYPE_SAMPLES = 2
 # Elements a sample may hold (inputs and results, each), to keep testdata/ small.
 MAX_ELEMENTS = 1024
 GROUP = 10
 # Values torch does not define (uninitialised memory) or that depend on a random generator.
 NONDETERMINISTIC = {"empty", "empty_like", "new_empty", "empty_strided", "bernoulli", "normal"}
 TOL = {"rtol": 1.3e-6 * 100, "atol": 1e-5}
+# A few roundings of the narrow float types (torch and XLA round intermediate results at
+# different places); integer and boolean results compare exactly.
+DTYPE_TOL = {
+    torch.float32: TOL,
+    torch.bfloat16: {"rtol": 1.6e-2, "atol": 1e-2},
+    torch.float16: {"rtol": 4e-3, "atol": 1e-3},
+}
 FORBIDDEN = [b"/work", b"/root", b"/home", b"/tmp", b"site-packages", b"/usr/"]
 
 
@@ -123,17 +135,23 @@ def strip(ep) -> None:
                     node.meta.pop(k, None)
 
 
-def select(opinfo) -> tuple[dict, list]:
-    """The OpInfo's manifest entry so far and its usable samples."""
+def select(opinfo, dtype: torch.dtype) -> tuple[dict, list]:
+    """The OpInfo's manifest entry so far and its usable samples of `dtype`."""
     entry: dict = {"opinfo": opinfo.name, "variant": opinfo.variant_test_name, "skipped": []}
+    if dtype != torch.float32:
+        entry["dtype"] = str(dtype).removeprefix("torch.")
+    if dtype not in opinfo.supported_dtypes("cpu"):
+        entry["refused"] = f"the OpInfo has no {entry['dtype']} samples"
+        return entry, []
     try:
-        samples = list(opinfo.sample_inputs("cpu", torch.float32, requires_grad=False))
+        samples = list(opinfo.sample_inputs("cpu", dtype, requires_grad=False))
     except Exception as e:  # noqa: BLE001
         entry["refused"] = f"sample_inputs raises {type(e).__name__}"
         return entry, []
     kept = []
+    limit = SAMPLES if dtype == torch.float32 else DTYPE_SAMPLES
     for i, s in enumerate(samples):
-        if len(kept) == SAMPLES:
+        if len(kept) == limit:
             break
         why = usable(opinfo, s)
         if why is None:
@@ -167,8 +185,9 @@ def generate_group(name: str, members: list, manifest: dict) -> None:
                 offset += values.size
                 output += 1
             samples.append(described)
-        entry.update({"group": name, "samples": samples, "tolerance": TOL})
-        manifest["ops"][key(opinfo)] = entry
+        dtype = getattr(torch, entry.get("dtype", "float32"))
+        entry.update({"group": name, "samples": samples, "tolerance": DTYPE_TOL.get(dtype, TOL)})
+        manifest["ops"][entry_key(opinfo, dtype)] = entry
     ep, core = export_both(Samples(calls))
     for program, suffix in ((ep, ""), (core, ".core")):
         strip(program)
@@ -181,14 +200,30 @@ def generate_group(name: str, members: list, manifest: dict) -> None:
     manifest["groups"][name] = {"pt2": f"{name}.pt2", "core": f"{name}.core.pt2", "expected": f"{name}.expected.npy"}
 
 
-def main(only: list[str]) -> int:
+def entry_key_of(name: str, dtype: torch.dtype) -> str:
+    return name if dtype == torch.float32 else f"{name}.{str(dtype).removeprefix('torch.')}"
+
+
+def entry_key(opinfo, dtype: torch.dtype) -> str:
+    """The manifest key: the OpInfo's, with the dtype appended when it is not float32."""
+    return entry_key_of(key(opinfo), dtype)
+
+
+def main(argv: list[str]) -> int:
+    dtype = torch.float32
+    if argv[:1] == ["--dtype"]:
+        dtype = getattr(torch, argv[1])
+        argv = argv[2:]
+        if not argv:
+            sys.exit("--dtype needs the OpInfo keys to export in it")
+    only = argv
     torch.use_deterministic_algorithms(True)
     torch.set_num_threads(1)
     OUT.mkdir(exist_ok=True)
     if only:
         # New OpInfos go into groups after the existing ones; the others stay as they are.
         manifest = json.loads(MANIFEST.read_text())
-        present = sorted(k for k in only if k in manifest["ops"])
+        present = sorted(k for k in only if entry_key_of(k, dtype) in manifest["ops"])
         if present:
             sys.exit(f"already in the manifest (regenerate everything instead): {present}")
         first = len(manifest["groups"])
@@ -203,11 +238,11 @@ def main(only: list[str]) -> int:
             continue
         print(f"[{key(opinfo)}]", flush=True)
         torch.manual_seed(0)
-        entry, kept = select(opinfo)
+        entry, kept = select(opinfo, dtype)
         if kept:
             members.append((opinfo, entry, kept))
         else:
-            manifest["ops"][key(opinfo)] = entry
+            manifest["ops"][entry_key(opinfo, dtype)] = entry
     for k in range(0, len(members), GROUP):
         generate_group(f"group{first + k // GROUP:02}", members[k : k + GROUP], manifest)
     manifest["torch_version"] = torch.__version__

@@ -128,9 +128,9 @@ fn debug_nan_run_names_the_first_node_whose_output_is_not_finite() {
             let stderr = unwrapped(&run.stderr);
             assert_eq!(run.status.code(), Some(1), "{model}: {stderr}");
             assert!(
-                stderr.contains(&format!(
-                    "node `log` (`torch.ops.aten.log.default`) at testdata/generate.py:"
-                )) && stderr.contains("`y = torch.log(x)` gives ")
+                stderr
+                    .contains("node `log` (`torch.ops.aten.log.default`) at testdata/generate.py:")
+                    && stderr.contains("`y = torch.log(x)` gives ")
                     && stderr.contains(&format!(
                         "gives {what} at [1, 2] of its output 0 (shape [3, 4])"
                     )),

@@ -3,7 +3,7 @@
 
 use tpuc_lower::ResultSource;
 
-use crate::error::DriverError;
+use crate::error::{DriverError, NonFinite};
 use crate::tensor::HostTensor;
 
 /// Fails with the node's diagnostic when its check counted an out-of-range index or a
@@ -91,7 +91,7 @@ fn non_finite(
     } else {
         "-inf"
     };
-    Err(DriverError::NonFinite {
+    Err(DriverError::NonFinite(Box::new(NonFinite {
         node: node.to_owned(),
         target: target.to_owned(),
         at: at(source_line),
@@ -102,7 +102,7 @@ fn non_finite(
         nans,
         pos,
         neg,
-    })
+    })))
 }
 
 /// The multi-index of row-major position `flat` in `shape`.
