@@ -14,9 +14,11 @@ Usage (from the repository root, in the venv of testdata/requirements.txt):
     python testdata/opinfo.py            # every covered OpInfo; rewrites testdata/opinfo/
     python testdata/opinfo.py KEY...     # only these new OpInfos (manifest keys such as
                                          # `as_strided_partial_views`), into new groups
-    python testdata/opinfo.py --dtype bfloat16 KEY...
-                                         # these OpInfos' samples in another dtype, as new
-                                         # entries `KEY.bfloat16` (float16, int64, bool, ...)
+    python testdata/opinfo.py --dtype bfloat16 [KEY...]
+                                         # these OpInfos' (default: DTYPE_OPINFOS') samples in
+                                         # another dtype, as new entries `KEY.bfloat16`
+
+A full run also exports the DTYPE_OPINFOS entries, after the float32 ones.
 """
 
 from __future__ import annotations
@@ -52,6 +54,31 @@ DTYPE_TOL = {
     torch.float16: {"rtol": 4e-3, "atol": 1e-3},
 }
 FORBIDDEN = [b"/work", b"/root", b"/home", b"/tmp", b"site-packages", b"/usr/"]
+
+
+# OpInfos whose samples are also exported in another dtype (entries `KEY.DTYPE`): what real
+# models run in bfloat16/float16, and the integer and boolean ops of indexing and masks.
+DTYPE_OPINFOS = {
+    torch.bfloat16: [
+        "add", "sub", "mul", "div_no_rounding_mode", "matmul", "mm", "bmm", "addmm",
+        "nn_functional_linear", "softmax", "log_softmax", "mean", "sum", "amax", "exp", "rsqrt",
+        "sqrt", "neg", "tanh", "sigmoid", "nn_functional_gelu", "nn_functional_relu",
+        "nn_functional_layer_norm", "nn_functional_rms_norm", "cat", "where", "masked_fill", "pow",
+        "clamp", "cumsum",
+    ],
+    torch.float16: [
+        "add", "mul", "matmul", "softmax", "mean", "sum", "exp", "rsqrt",
+        "nn_functional_layer_norm", "where",
+    ],
+    torch.int64: [
+        "add", "sub", "mul", "eq", "lt", "ge", "cumsum", "sum", "argmax", "where", "gather",
+        "index_select", "remainder", "floor_divide", "clamp", "max_binary", "abs", "neg",
+    ],
+    torch.bool: [
+        "logical_and", "logical_or", "logical_not", "logical_xor", "any", "all", "eq", "where",
+        "cat",
+    ],
+}
 
 
 def registered_names() -> set[str]:
@@ -210,20 +237,25 @@ def entry_key(opinfo, dtype: torch.dtype) -> str:
 
 
 def main(argv: list[str]) -> int:
-    dtype = torch.float32
+    dtype = None
     if argv[:1] == ["--dtype"]:
         dtype = getattr(torch, argv[1])
         argv = argv[2:]
-        if not argv:
-            sys.exit("--dtype needs the OpInfo keys to export in it")
     only = argv
     torch.use_deterministic_algorithms(True)
     torch.set_num_threads(1)
     OUT.mkdir(exist_ok=True)
+    # Which (OpInfo key, dtype) pairs to export.
     if only:
-        # New OpInfos go into groups after the existing ones; the others stay as they are.
+        wanted = {(k, dtype or torch.float32) for k in only}
+    elif dtype is not None:
+        wanted = {(k, dtype) for k in DTYPE_OPINFOS.get(dtype, [])}
+    else:
+        wanted = None
+    if wanted is not None:
+        # New entries go into groups after the existing ones; the others stay as they are.
         manifest = json.loads(MANIFEST.read_text())
-        present = sorted(k for k in only if entry_key_of(k, dtype) in manifest["ops"])
+        present = sorted(entry_key_of(k, d) for k, d in wanted if entry_key_of(k, d) in manifest["ops"])
         if present:
             sys.exit(f"already in the manifest (regenerate everything instead): {present}")
         first = len(manifest["groups"])
@@ -232,17 +264,23 @@ def main(argv: list[str]) -> int:
             stale.unlink()
         manifest = {"ops": {}, "groups": {}}
         first = 0
+    # float32 first, then each other dtype's list, so a full run keeps the float32 groups first.
+    passes = [torch.float32, *DTYPE_OPINFOS]
     members = []
-    for opinfo in covered():
-        if only and key(opinfo) not in only:
-            continue
-        print(f"[{key(opinfo)}]", flush=True)
-        torch.manual_seed(0)
-        entry, kept = select(opinfo, dtype)
-        if kept:
-            members.append((opinfo, entry, kept))
-        else:
-            manifest["ops"][entry_key(opinfo, dtype)] = entry
+    for d in passes:
+        for opinfo in covered():
+            chosen = (key(opinfo), d)
+            if (wanted is not None and chosen not in wanted) or (
+                wanted is None and d != torch.float32 and key(opinfo) not in DTYPE_OPINFOS[d]
+            ):
+                continue
+            print(f"[{entry_key(opinfo, d)}]", flush=True)
+            torch.manual_seed(0)
+            entry, kept = select(opinfo, d)
+            if kept:
+                members.append((opinfo, entry, kept))
+            else:
+                manifest["ops"][entry_key(opinfo, d)] = entry
     for k in range(0, len(members), GROUP):
         generate_group(f"group{first + k // GROUP:02}", members[k : k + GROUP], manifest)
     manifest["torch_version"] = torch.__version__
