@@ -137,6 +137,18 @@ def usable(opinfo, sample) -> str | None:
         return f"eager raises {type(e).__name__}"
     if not outs:
         return "no tensor result"
+    # The program holds contiguous copies of the inputs; a result that depends on their storage
+    # (as_strided of a partial view) is not what the exported program computes.
+    copies = pytree.tree_map(lambda t: t.clone() if isinstance(t, torch.Tensor) else t,
+                             (sample.input, sample.args, sample.kwargs))
+    try:
+        again = flat(opinfo.op(copies[0], *copies[1], **copies[2]))
+    except Exception as e:  # noqa: BLE001
+        return f"eager raises {type(e).__name__} on contiguous copies of the inputs"
+    if len(again) != len(outs) or any(
+        a.shape != o.shape or not torch.equal(a, o) for a, o in zip(again, outs) if not o.isnan().any()
+    ):
+        return "the result depends on the inputs' storage, which the exported program does not keep"
     inputs = flat((sample.input, sample.args, sample.kwargs))
     if sum(t.numel() for t in inputs) > MAX_ELEMENTS or sum(t.numel() for t in outs) > MAX_ELEMENTS:
         return f"more than {MAX_ELEMENTS} elements"
@@ -258,7 +270,7 @@ def main(argv: list[str]) -> int:
         present = sorted(entry_key_of(k, d) for k, d in wanted if entry_key_of(k, d) in manifest["ops"])
         if present:
             sys.exit(f"already in the manifest (regenerate everything instead): {present}")
-        first = len(manifest["groups"])
+        first = 1 + max((int(g.removeprefix("group")) for g in manifest["groups"]), default=-1)
     else:
         for stale in [*OUT.glob("*.pt2"), *OUT.glob("*.npy")]:
             stale.unlink()
