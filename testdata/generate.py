@@ -1286,5 +1286,40 @@ CASES.update(
 )
 
 
+class Windows(nn.Module):
+    """as_strided (Tensor.unfold's core decomposition, and explicit views: a reshape pattern, a
+    transposed one with an offset, overlapping windows), im2col (F.unfold), col2im (F.fold)."""
+
+    def forward(self, x: torch.Tensor) -> tuple[torch.Tensor, ...]:
+        u = x.unfold(2, 3, 2)
+        s1 = torch.as_strided(x, (2, 3, 30), (90, 30, 1))
+        s2 = torch.as_strided(x, (3, 2, 5), (1, 90, 3), 4)
+        s3 = torch.as_strided(x.flatten(), (5, 4), (3, 1), 2)
+        geometry = {"kernel_size": (3, 2), "dilation": (1, 2), "padding": 1, "stride": (2, 1)}
+        cols = F.unfold(x, **geometry)
+        folded = F.fold(cols, output_size=(6, 5), **geometry)
+        return u, s1, s2, s3, cols, folded
+
+
+def case_windows(gen: torch.Generator) -> Case:
+    return Case(Windows(), [(randn(gen, 2, 3, 6, 5),)])
+
+
+class LogOfInput(nn.Module):
+    """Finite for positive inputs; a non-positive one makes `log` NaN or -inf (`--debug=nan`)."""
+
+    def forward(self, x: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        h = x * 2.0 + 1.0
+        y = torch.log(x)
+        return h.relu(), (y * h).mean(dim=-1)
+
+
+def case_log_of_input(gen: torch.Generator) -> Case:
+    return Case(LogOfInput(), [(torch.rand(3, 4, generator=gen) + 0.5,)])
+
+
+CASES.update({"windows": case_windows, "log_of_input": case_log_of_input})
+
+
 if __name__ == "__main__":
     sys.exit(main())

@@ -12,6 +12,13 @@ outputs are its samples', where their values are, and why a sample was left out.
 Usage (from the repository root, in the venv of testdata/requirements.txt):
 
     python testdata/opinfo.py            # every covered OpInfo; rewrites testdata/opinfo/
+    python testdata/opinfo.py KEY...     # only these new OpInfos (manifest keys such as
+                                         # `as_strided_partial_views`), into new groups
+    python testdata/opinfo.py --dtype bfloat16 [KEY...]
+                                         # these OpInfos' (default: DTYPE_OPINFOS') samples in
+                                         # another dtype, as new entries `KEY.bfloat16`
+
+A full run also exports the DTYPE_OPINFOS entries, after the float32 ones.
 """
 
 from __future__ import annotations
@@ -31,13 +38,47 @@ HERE = Path(__file__).resolve().parent
 OUT = HERE / "opinfo"
 MANIFEST = OUT / "manifest.json"
 SAMPLES = 4
+# Per OpInfo in a dtype other than float32 (`--dtype`).
+DTYPE_SAMPLES = 2
 # Elements a sample may hold (inputs and results, each), to keep testdata/ small.
 MAX_ELEMENTS = 1024
 GROUP = 10
 # Values torch does not define (uninitialised memory) or that depend on a random generator.
 NONDETERMINISTIC = {"empty", "empty_like", "new_empty", "empty_strided", "bernoulli", "normal"}
 TOL = {"rtol": 1.3e-6 * 100, "atol": 1e-5}
+# A few roundings of the narrow float types (torch and XLA round intermediate results at
+# different places); integer and boolean results compare exactly.
+DTYPE_TOL = {
+    torch.float32: TOL,
+    torch.bfloat16: {"rtol": 1.6e-2, "atol": 1e-2},
+    torch.float16: {"rtol": 4e-3, "atol": 1e-3},
+}
 FORBIDDEN = [b"/work", b"/root", b"/home", b"/tmp", b"site-packages", b"/usr/"]
+
+
+# OpInfos whose samples are also exported in another dtype (entries `KEY.DTYPE`): what real
+# models run in bfloat16/float16, and the integer and boolean ops of indexing and masks.
+DTYPE_OPINFOS = {
+    torch.bfloat16: [
+        "add", "sub", "mul", "div_no_rounding_mode", "matmul", "mm", "bmm", "addmm",
+        "nn_functional_linear", "softmax", "log_softmax", "mean", "sum", "amax", "exp", "rsqrt",
+        "sqrt", "neg", "tanh", "sigmoid", "nn_functional_gelu", "nn_functional_relu",
+        "nn_functional_layer_norm", "nn_functional_rms_norm", "cat", "where", "masked_fill", "pow",
+        "clamp", "cumsum",
+    ],
+    torch.float16: [
+        "add", "mul", "matmul", "softmax", "mean", "sum", "exp", "rsqrt",
+        "nn_functional_layer_norm", "where",
+    ],
+    torch.int64: [
+        "add", "sub", "mul", "eq", "lt", "ge", "cumsum", "sum", "argmax", "where", "gather",
+        "index_select", "remainder", "floor_divide", "clamp", "max_binary", "abs", "neg",
+    ],
+    torch.bool: [
+        "logical_and", "logical_or", "logical_not", "logical_xor", "any", "all", "eq", "where",
+        "cat",
+    ],
+}
 
 
 def registered_names() -> set[str]:
@@ -96,6 +137,18 @@ def usable(opinfo, sample) -> str | None:
         return f"eager raises {type(e).__name__}"
     if not outs:
         return "no tensor result"
+    # The program holds contiguous copies of the inputs; a result that depends on their storage
+    # (as_strided of a partial view) is not what the exported program computes.
+    copies = pytree.tree_map(lambda t: t.clone() if isinstance(t, torch.Tensor) else t,
+                             (sample.input, sample.args, sample.kwargs))
+    try:
+        again = flat(opinfo.op(copies[0], *copies[1], **copies[2]))
+    except Exception as e:  # noqa: BLE001
+        return f"eager raises {type(e).__name__} on contiguous copies of the inputs"
+    if len(again) != len(outs) or any(
+        a.shape != o.shape or not torch.equal(a, o) for a, o in zip(again, outs) if not o.isnan().any()
+    ):
+        return "the result depends on the inputs' storage, which the exported program does not keep"
     inputs = flat((sample.input, sample.args, sample.kwargs))
     if sum(t.numel() for t in inputs) > MAX_ELEMENTS or sum(t.numel() for t in outs) > MAX_ELEMENTS:
         return f"more than {MAX_ELEMENTS} elements"
@@ -121,17 +174,23 @@ def strip(ep) -> None:
                     node.meta.pop(k, None)
 
 
-def select(opinfo) -> tuple[dict, list]:
-    """The OpInfo's manifest entry so far and its usable samples."""
+def select(opinfo, dtype: torch.dtype) -> tuple[dict, list]:
+    """The OpInfo's manifest entry so far and its usable samples of `dtype`."""
     entry: dict = {"opinfo": opinfo.name, "variant": opinfo.variant_test_name, "skipped": []}
+    if dtype != torch.float32:
+        entry["dtype"] = str(dtype).removeprefix("torch.")
+    if dtype not in opinfo.supported_dtypes("cpu"):
+        entry["refused"] = f"the OpInfo has no {entry['dtype']} samples"
+        return entry, []
     try:
-        samples = list(opinfo.sample_inputs("cpu", torch.float32, requires_grad=False))
+        samples = list(opinfo.sample_inputs("cpu", dtype, requires_grad=False))
     except Exception as e:  # noqa: BLE001
         entry["refused"] = f"sample_inputs raises {type(e).__name__}"
         return entry, []
     kept = []
+    limit = SAMPLES if dtype == torch.float32 else DTYPE_SAMPLES
     for i, s in enumerate(samples):
-        if len(kept) == SAMPLES:
+        if len(kept) == limit:
             break
         why = usable(opinfo, s)
         if why is None:
@@ -165,8 +224,9 @@ def generate_group(name: str, members: list, manifest: dict) -> None:
                 offset += values.size
                 output += 1
             samples.append(described)
-        entry.update({"group": name, "samples": samples, "tolerance": TOL})
-        manifest["ops"][key(opinfo)] = entry
+        dtype = getattr(torch, entry.get("dtype", "float32"))
+        entry.update({"group": name, "samples": samples, "tolerance": DTYPE_TOL.get(dtype, TOL)})
+        manifest["ops"][entry_key(opinfo, dtype)] = entry
     ep, core = export_both(Samples(calls))
     for program, suffix in ((ep, ""), (core, ".core")):
         strip(program)
@@ -179,28 +239,66 @@ def generate_group(name: str, members: list, manifest: dict) -> None:
     manifest["groups"][name] = {"pt2": f"{name}.pt2", "core": f"{name}.core.pt2", "expected": f"{name}.expected.npy"}
 
 
-def main() -> int:
+def entry_key_of(name: str, dtype: torch.dtype) -> str:
+    return name if dtype == torch.float32 else f"{name}.{str(dtype).removeprefix('torch.')}"
+
+
+def entry_key(opinfo, dtype: torch.dtype) -> str:
+    """The manifest key: the OpInfo's, with the dtype appended when it is not float32."""
+    return entry_key_of(key(opinfo), dtype)
+
+
+def main(argv: list[str]) -> int:
+    dtype = None
+    if argv[:1] == ["--dtype"]:
+        dtype = getattr(torch, argv[1])
+        argv = argv[2:]
+    only = argv
     torch.use_deterministic_algorithms(True)
     torch.set_num_threads(1)
     OUT.mkdir(exist_ok=True)
-    for stale in [*OUT.glob("*.pt2"), *OUT.glob("*.npy")]:
-        stale.unlink()
-    manifest: dict = {"ops": {}, "groups": {}}
+    # Which (OpInfo key, dtype) pairs to export.
+    if only:
+        wanted = {(k, dtype or torch.float32) for k in only}
+    elif dtype is not None:
+        wanted = {(k, dtype) for k in DTYPE_OPINFOS.get(dtype, [])}
+    else:
+        wanted = None
+    if wanted is not None:
+        # New entries go into groups after the existing ones; the others stay as they are.
+        manifest = json.loads(MANIFEST.read_text())
+        present = sorted(entry_key_of(k, d) for k, d in wanted if entry_key_of(k, d) in manifest["ops"])
+        if present:
+            sys.exit(f"already in the manifest (regenerate everything instead): {present}")
+        first = 1 + max((int(g.removeprefix("group")) for g in manifest["groups"]), default=-1)
+    else:
+        for stale in [*OUT.glob("*.pt2"), *OUT.glob("*.npy")]:
+            stale.unlink()
+        manifest = {"ops": {}, "groups": {}}
+        first = 0
+    # float32 first, then each other dtype's list, so a full run keeps the float32 groups first.
+    passes = [torch.float32, *DTYPE_OPINFOS]
     members = []
-    for opinfo in covered():
-        print(f"[{key(opinfo)}]", flush=True)
-        torch.manual_seed(0)
-        entry, kept = select(opinfo)
-        if kept:
-            members.append((opinfo, entry, kept))
-        else:
-            manifest["ops"][key(opinfo)] = entry
+    for d in passes:
+        for opinfo in covered():
+            chosen = (key(opinfo), d)
+            if (wanted is not None and chosen not in wanted) or (
+                wanted is None and d != torch.float32 and key(opinfo) not in DTYPE_OPINFOS[d]
+            ):
+                continue
+            print(f"[{entry_key(opinfo, d)}]", flush=True)
+            torch.manual_seed(0)
+            entry, kept = select(opinfo, d)
+            if kept:
+                members.append((opinfo, entry, kept))
+            else:
+                manifest["ops"][entry_key(opinfo, d)] = entry
     for k in range(0, len(members), GROUP):
-        generate_group(f"group{k // GROUP:02}", members[k : k + GROUP], manifest)
+        generate_group(f"group{first + k // GROUP:02}", members[k : k + GROUP], manifest)
     manifest["torch_version"] = torch.__version__
     MANIFEST.write_text(json.dumps(manifest, indent=1, sort_keys=True) + "\n")
     return 0
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(main(sys.argv[1:]))

@@ -41,6 +41,15 @@ enum EmitArg {
     Fx,
 }
 
+/// What `--debug` compiles in.
+#[derive(Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+enum DebugChecks {
+    /// Indices of gathers, scatters, embeddings and indexing against their bounds.
+    Index,
+    /// The index checks, and NaN/Inf in every floating-point op output.
+    Nan,
+}
+
 /// Lowering flags shared by `lower` and `run`.
 #[derive(clap::Args)]
 pub struct LoweringArgs {
@@ -68,9 +77,11 @@ pub struct LoweringArgs {
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
     world_size: Option<u32>,
     /// Compile checks in: every index of a gather, embedding or indexing op against its
-    /// bounds; a run reports the first failing node and its source line and exits non-zero.
-    #[arg(long)]
-    debug: bool,
+    /// bounds (`--debug`, `--debug=index`), and also every floating-point op output for NaN
+    /// and infinities (`--debug=nan`); a run reports the first failing node and its source
+    /// line and exits non-zero.
+    #[arg(long, value_name = "CHECKS", num_args = 0..=1, require_equals = true, default_missing_value = "index")]
+    debug: Option<DebugChecks>,
     #[command(flatten)]
     pub passes: PassArgs,
     #[command(flatten)]
@@ -131,7 +142,8 @@ impl LoweringArgs {
                 .options(tpuc_passes::DEFAULT_PIPELINE, platform)?,
             world_size: self.world_size,
             sharding: self.sharding.request()?,
-            debug: self.debug,
+            debug: self.debug.is_some(),
+            debug_nan: self.debug == Some(DebugChecks::Nan),
             outputs: None,
         })
     }

@@ -144,7 +144,9 @@ pub fn run(args: &Args) -> Result<ExitCode> {
         let name = match source {
             ResultSource::BufferMutation { fqn } => format!("buffer.{fqn}.npy"),
             ResultSource::UserInputMutation { name } => format!("input.{name}.npy"),
-            ResultSource::UserOutput { .. } | ResultSource::IndexCheck { .. } => continue,
+            ResultSource::UserOutput { .. }
+            | ResultSource::IndexCheck { .. }
+            | ResultSource::NonFiniteCheck { .. } => continue,
         };
         let path = args.output_dir.join(name);
         let bytes = to_npy(&path, value)?.to_npy_bytes();

@@ -90,3 +90,92 @@ fn debug_checks_pass_on_valid_inputs_and_show_in_the_lowered_ir() {
     assert!(checked.len() > plain.len());
     assert!(checked.contains("tensor<2xi64>") && !plain.contains("tensor<2xi64>"));
 }
+
+/// `log_of_input`'s input with element `[1, 2]` set to `value`.
+fn input_with(dir: &Path, value: f32) -> String {
+    let input = Array::read(support::fixture("log_of_input.in0.npy")).unwrap();
+    let mut data = input.data().to_vec();
+    let at = 4 * (4 + 2);
+    data[at..at + 4].copy_from_slice(&value.to_le_bytes());
+    let bad = Array::new(input.dtype(), input.shape().to_vec(), data).unwrap();
+    let path = dir.join(format!("input_{value}.npy"));
+    std::fs::write(&path, bad.to_npy_bytes()).unwrap();
+    path.to_str().unwrap().to_owned()
+}
+
+#[test]
+fn debug_nan_run_names_the_first_node_whose_output_is_not_finite() {
+    let dir = tempfile::tempdir().unwrap();
+    let cache = dir.path().join("cache");
+    let out = dir.path().join("out");
+    let out = out.to_str().unwrap();
+    for (value, what) in [(-1.0, "NaN"), (0.0, "-inf")] {
+        let input = input_with(dir.path(), value);
+        for model in [
+            "testdata/models/log_of_input.pt2",
+            "testdata/models/log_of_input.core.pt2",
+        ] {
+            let args = [
+                "run",
+                model,
+                "--input",
+                &input,
+                "--output-dir",
+                out,
+                "--debug=nan",
+            ];
+            let run = support::command(&cache, &args).output().unwrap();
+            let stderr = unwrapped(&run.stderr);
+            assert_eq!(run.status.code(), Some(1), "{model}: {stderr}");
+            assert!(
+                stderr
+                    .contains("node `log` (`torch.ops.aten.log.default`) at testdata/generate.py:")
+                    && stderr.contains("`y = torch.log(x)` gives ")
+                    && stderr.contains(&format!(
+                        "gives {what} at [1, 2] of its output 0 (shape [3, 4])"
+                    )),
+                "{model}: {stderr}"
+            );
+            // Plain `--debug` (index checks only) and no `--debug` run and write the NaN.
+            for args in [&args[..6], &[&args[..6], &["--debug"]].concat()[..]] {
+                let run = support::command(&cache, args).output().unwrap();
+                assert!(run.status.success(), "{model}: {}", unwrapped(&run.stderr));
+            }
+        }
+    }
+    // Finite inputs pass the checks.
+    let args = [
+        "run",
+        "testdata/models/log_of_input.pt2",
+        "--input",
+        "testdata/models/log_of_input.in0.npy",
+        "--expect",
+        "testdata/models/log_of_input.out0.npy",
+        "--expect",
+        "testdata/models/log_of_input.out1.npy",
+        "--output-dir",
+        out,
+        "--debug=nan",
+    ];
+    let run = support::command(&cache, &args).output().unwrap();
+    assert!(run.status.success(), "{}", unwrapped(&run.stderr));
+}
+
+#[test]
+fn debug_nan_lowers_a_check_per_floating_point_output() {
+    let dir = tempfile::tempdir().unwrap();
+    let cache = dir.path().join("cache");
+    let lower = |extra: &[&str]| {
+        let args = [&["lower", "testdata/models/log_of_input.pt2"], extra].concat();
+        let out = support::command(&cache, &args).output().unwrap();
+        assert!(out.status.success(), "{}", unwrapped(&out.stderr));
+        unwrapped(&out.stdout)
+    };
+    let (plain, index, nan) = (lower(&[]), lower(&["--debug"]), lower(&["--debug=nan"]));
+    assert_eq!(plain, index, "the model has no index to check");
+    assert!(!plain.contains("tensor<4xi64>"));
+    assert!(
+        nan.contains("stablehlo.is_finite") && nan.contains("tensor<4xi64>"),
+        "{nan}"
+    );
+}

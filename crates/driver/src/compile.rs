@@ -885,6 +885,9 @@ pub fn module_record(lowered: &tpuc_lower::Lowered) -> ModuleRecord {
             ResultSource::IndexCheck { node, .. } => {
                 binding("index_check", Some(node), None, result.dtype, &result.shape)
             }
+            ResultSource::NonFiniteCheck { node, .. } => {
+                binding("nan_check", Some(node), None, result.dtype, &result.shape)
+            }
         })
         .collect();
     let mut signature = Signature {

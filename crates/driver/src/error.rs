@@ -81,6 +81,11 @@ pub enum DriverError {
         high: i64,
     },
 
+    /// `--debug=nan`: a node's output holds NaN or an infinity.
+    #[error(transparent)]
+    #[diagnostic(transparent)]
+    NonFinite(Box<NonFinite>),
+
     /// A value the driver cannot represent or pass on.
     #[error("{0}")]
     #[diagnostic(code(tpuc::unsupported))]
@@ -148,6 +153,31 @@ pub struct InputMismatch {
     pub found: String,
     #[help]
     pub help: Option<String>,
+}
+
+/// `--debug=nan`: the first node, in graph order, whose output holds NaN or an infinity.
+#[derive(Debug, thiserror::Error, miette::Diagnostic)]
+#[error(
+    "node `{node}` (`{target}`){at} gives {value} at {position} of its output {output} (shape {shape})"
+)]
+#[diagnostic(
+    code(tpuc::debug::non_finite),
+    help(
+        "the output holds {nans} NaN, {pos} +inf and {neg} -inf values; this is the first node whose output is not finite, so its inputs are finite: check the op's domain (log or sqrt of a negative, 0/0, overflow) for these inputs"
+    )
+)]
+pub struct NonFinite {
+    pub node: String,
+    pub target: String,
+    /// ` at file:line: code`, or empty.
+    pub at: String,
+    pub value: &'static str,
+    pub output: usize,
+    pub position: String,
+    pub shape: String,
+    pub nans: i64,
+    pub pos: i64,
+    pub neg: i64,
 }
 
 impl From<tpuc_lower::LowerError> for DriverError {

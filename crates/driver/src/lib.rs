@@ -35,7 +35,7 @@ pub use compile::{
     compile, compile_module_report, compile_shapes, family_key, keys, run_cached,
 };
 pub use emit::{Emit, fx_graph};
-pub use error::{DriverError, InputMismatch, MlirParseError, Result};
+pub use error::{DriverError, InputMismatch, MlirParseError, NonFinite, Result};
 pub use files::{write_all_atomically, write_atomically};
 pub use jax_envelope::jax_envelope;
 pub use lower::{Lowered, emit, lower};

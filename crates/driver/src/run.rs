@@ -320,7 +320,9 @@ fn split_results(
     for (binding, result) in bindings.iter().zip(results) {
         match &binding.source {
             ResultSource::UserOutput { index } => outputs.push((*index, result)),
-            ResultSource::IndexCheck { .. } => crate::debug::check(&binding.source, &result)?,
+            ResultSource::IndexCheck { .. } | ResultSource::NonFiniteCheck { .. } => {
+                crate::debug::check(&binding.source, &result)?
+            }
             source => mutations.push((source.clone(), result)),
         }
     }

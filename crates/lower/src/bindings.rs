@@ -43,6 +43,17 @@ pub enum ResultSource {
         low: i64,
         high: i64,
     },
+    /// `--debug=nan`: `[NaNs, +infs, -infs, first]` (int64) of output `output` (a tensor of
+    /// `shape`) of node `node`: how many elements are NaN, `+inf`, `-inf`, and the row-major
+    /// position of the first non-finite one.
+    NonFiniteCheck {
+        node: String,
+        target: String,
+        /// `file:line: code` of the user's line, when the node records it.
+        source_line: Option<String>,
+        output: usize,
+        shape: Vec<i64>,
+    },
 }
 
 /// One `main` result.

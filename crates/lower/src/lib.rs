@@ -68,6 +68,10 @@ pub struct LowerOptions {
     /// Compile checks in (`--debug`): every index of a gather, scatter, embedding or indexing
     /// op against its bounds, reported as [`ResultSource::IndexCheck`] results after the others.
     pub debug: bool,
+    /// With `debug`, also check every floating-point output of every node (of the top-level
+    /// graph) for NaN and infinities (`--debug=nan`), reported as
+    /// [`ResultSource::NonFiniteCheck`] results in node order with the index checks.
+    pub debug_nan: bool,
     /// Lower only these user outputs (positions) and the nodes they need; `None` for all.
     pub outputs: Option<Vec<usize>>,
 }

@@ -31,6 +31,9 @@ pub(crate) struct Walker<'a> {
     pub(crate) world: Option<u32>,
     /// `--debug`: index checks of the nodes lowered so far.
     pub(crate) checks: Option<RefCell<Vec<(ResultSource, Value)>>>,
+    /// `--debug=nan`: whether node outputs get NaN/Inf checks (not inside subgraphs, whose
+    /// values do not reach `main`'s results).
+    nan_checks: std::cell::Cell<bool>,
 }
 
 pub(crate) fn source_line(node: &Node) -> Option<Box<SourceLine>> {
@@ -110,6 +113,7 @@ impl<'a> Walker<'a> {
             errors: RefCell::new(Vec::new()),
             world: None,
             checks: None,
+            nan_checks: std::cell::Cell::new(false),
         }
     }
 
@@ -154,8 +158,10 @@ impl<'a> Walker<'a> {
         graph: &Graph,
         inputs: Vec<Val>,
     ) -> Result<Vec<Val>, LowerError> {
-        self.lower_graph_env(b, graph, inputs)
-            .map(|(outputs, _)| outputs)
+        let nan_checks = self.nan_checks.replace(false);
+        let lowered = self.lower_graph_env(b, graph, inputs);
+        self.nan_checks.set(nan_checks);
+        lowered.map(|(outputs, _)| outputs)
     }
 
     /// [`Walker::lower_graph`], also returning the final values of the graph's names (inputs
@@ -215,7 +221,10 @@ impl<'a> Walker<'a> {
                     continue;
                 }
             };
-            if let Err(error) = self.bind_outputs(b, graph, node, outputs, &mut env) {
+            let checked = self.check_non_finite(b, node, &outputs);
+            if let Err(error) =
+                checked.and_then(|()| self.bind_outputs(b, graph, node, outputs, &mut env))
+            {
                 self.fail(self.node_error(node, error))?;
                 self.poison(b, graph, node, &mut env)?;
                 continue;
@@ -240,6 +249,38 @@ impl<'a> Walker<'a> {
             })
             .collect::<Result<Vec<_>, _>>()?;
         Ok((outputs, env))
+    }
+
+    /// `--debug=nan`: a NaN/Inf check of each floating-point tensor the node returned.
+    fn check_non_finite(
+        &self,
+        b: &mut FunctionBuilder,
+        node: &Node,
+        outputs: &[Val],
+    ) -> OpResult<()> {
+        let Some(checks) = self.checks.as_ref().filter(|_| self.nan_checks.get()) else {
+            return Ok(());
+        };
+        let tensors = outputs.iter().flat_map(|value| match value {
+            Val::Tensor(v) => vec![*v],
+            Val::Tensors(list) => list.clone(),
+            _ => Vec::new(),
+        });
+        for (output, value) in tensors.enumerate() {
+            if !b.tensor_type(value)?.element.is_float() {
+                continue;
+            }
+            let check = crate::ops::non_finite_check(b, value)?;
+            let source = ResultSource::NonFiniteCheck {
+                node: node_name(node),
+                target: node.target.clone(),
+                source_line: source_line(node).map(|s| s.to_string()),
+                output,
+                shape: support::dims_of(b.tensor_type(value)?),
+            };
+            checks.borrow_mut().push((source, check));
+        }
+        Ok(())
     }
 
     /// Binds the values an op returned to the node's output names, checking each tensor against
@@ -585,6 +626,7 @@ pub(crate) fn lower(archive: &Archive, options: &LowerOptions) -> Result<Lowered
     let mut walker = Walker::new(&symbols, options.keep_going);
     walker.world = world;
     walker.checks = options.debug.then(RefCell::default);
+    walker.nan_checks.set(options.debug && options.debug_nan);
     let initial = inputs.clone();
     let outputs = walker.lower_graph_env(&mut b, graph, inputs);
     let checks = walker.checks.take().map(RefCell::into_inner);
@@ -685,10 +727,11 @@ pub(crate) fn lower(archive: &Archive, options: &LowerOptions) -> Result<Lowered
         values.push(value);
     }
     for (source, value) in checks.into_iter().flatten() {
+        let shape = support::dims_of(b.tensor_type(value)?);
         results.push(ResultBinding {
             source,
             dtype: DType::I64,
-            shape: vec![2],
+            shape,
         });
         values.push(value);
     }

@@ -33,6 +33,9 @@ pub(crate) fn apply(
             ResultSource::IndexCheck { node, .. } => ResultRole::Mutation {
                 name: format!("index check of {node}"),
             },
+            ResultSource::NonFiniteCheck { node, output, .. } => ResultRole::Mutation {
+                name: format!("NaN check of {node} output {output}"),
+            },
         })
         .collect();
     Ok(tpuc_shard::apply(module, &arguments, &results, request)?)

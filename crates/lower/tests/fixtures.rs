@@ -142,6 +142,10 @@ fixtures! {
     vision_core => "vision.core.pt2",
     sequence => "sequence.pt2",
     sequence_core => "sequence.core.pt2",
+    windows => "windows.pt2",
+    windows_core => "windows.core.pt2",
+    log_of_input => "log_of_input.pt2",
+    log_of_input_core => "log_of_input.core.pt2",
 }
 
 #[test]

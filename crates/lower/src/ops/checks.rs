@@ -1,7 +1,9 @@
 //! `--debug` checks compiled into the program: compiled gathers clamp an out-of-range index
 //! where torch raises, so each checked index tensor also yields `[count, value]`: how many
 //! elements fall outside the bounds and the largest of them (the smallest when all are below).
+//! `--debug=nan` also checks each floating-point op output for NaN and infinities.
 
+use tpuc_ir::ElementType;
 use tpuc_ir::{BinaryOp, ComparisonDirection, FunctionBuilder, Value};
 use tpuc_pt2::DType;
 
@@ -32,4 +34,30 @@ pub(crate) fn index_check(
     let count = support::reshape(b, count, &[1])?;
     let worst = support::reshape(b, worst, &[1])?;
     concat(b, &[count, worst], 0)
+}
+
+/// `[NaNs, +infs, -infs, first]` (int64) of a floating-point tensor: how many elements are NaN,
+/// `+inf` and `-inf`, and the row-major position of the first non-finite one (`numel` when all
+/// are finite). Counts, not values, so no NaN reaches a reduction.
+pub(crate) fn non_finite_check(b: &mut FunctionBuilder, x: Value) -> OpResult<Value> {
+    let n = support::numel(&support::shape(b, x)?);
+    let x = support::reshape(b, x, &[n])?;
+    let count = |b: &mut FunctionBuilder, flags: Value| -> OpResult<Value> {
+        let ones = support::convert(b, flags, DType::I64)?;
+        let total = reduce(b, BinaryOp::Add, ones, &[0], false)?;
+        support::reshape(b, total, &[1])
+    };
+    let nan = b.compare(ComparisonDirection::Ne, x, x)?;
+    let inf = support::like(b, x, Scalar::Float(f64::INFINITY))?;
+    let pos = b.compare(ComparisonDirection::Eq, x, inf)?;
+    let neg_inf = support::like(b, x, Scalar::Float(f64::NEG_INFINITY))?;
+    let neg = b.compare(ComparisonDirection::Eq, x, neg_inf)?;
+    let finite = b.is_finite(x)?;
+    let positions = b.iota(support::tensor_type(ElementType::I64, &[n]), 0)?;
+    let past = support::splat(b, DType::I64, &[n], Scalar::Int(n))?;
+    let at = b.select(finite, past, positions)?;
+    let first = reduce_extremum(b, false, at, &[0], false)?;
+    let first = support::reshape(b, first, &[1])?;
+    let parts = [count(b, nan)?, count(b, pos)?, count(b, neg)?, first];
+    concat(b, &parts, 0)
 }

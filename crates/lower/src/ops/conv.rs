@@ -6,55 +6,55 @@ use super::one;
 use crate::args::Args;
 use crate::cx::Cx;
 use crate::env::Val;
-use crate::error::{OpError, OpResult, bail};
+use crate::error::{OpResult, bail};
 use crate::registry::{OpDef, aten};
 use crate::support;
 
 pub(super) const OPS: &[OpDef] = &[
     aten(
         "convolution(Tensor input, Tensor weight, Tensor? bias, SymInt[] stride, SymInt[] padding, SymInt[] dilation, bool transposed, SymInt[] output_padding, SymInt groups) -> Tensor",
-        convolution,
+        convolve,
     ),
     aten(
         "conv1d(Tensor input, Tensor weight, Tensor? bias=None, SymInt[1] stride=1, SymInt[1] padding=0, SymInt[1] dilation=1, SymInt groups=1) -> Tensor",
-        convolution,
+        convolve,
     ),
     aten(
         "conv2d(Tensor input, Tensor weight, Tensor? bias=None, SymInt[2] stride=1, SymInt[2] padding=0, SymInt[2] dilation=1, SymInt groups=1) -> Tensor",
-        convolution,
+        convolve,
     ),
     aten(
         "conv1d.padding(Tensor input, Tensor weight, Tensor? bias=None, SymInt[1] stride=1, str padding=\"valid\", SymInt[1] dilation=1, SymInt groups=1) -> Tensor",
-        convolution,
+        convolve,
     ),
     aten(
         "conv2d.padding(Tensor input, Tensor weight, Tensor? bias=None, SymInt[2] stride=1, str padding=\"valid\", SymInt[2] dilation=1, SymInt groups=1) -> Tensor",
-        convolution,
+        convolve,
     ),
     aten(
         "conv3d.padding(Tensor input, Tensor weight, Tensor? bias=None, SymInt[3] stride=1, str padding=\"valid\", SymInt[3] dilation=1, SymInt groups=1) -> Tensor",
-        convolution,
+        convolve,
     ),
     aten(
         "conv3d(Tensor input, Tensor weight, Tensor? bias=None, SymInt[3] stride=1, SymInt[3] padding=0, SymInt[3] dilation=1, SymInt groups=1) -> Tensor",
-        convolution,
+        convolve,
     ),
     aten(
         "conv_transpose1d(Tensor input, Tensor weight, Tensor? bias=None, SymInt[1] stride=1, SymInt[1] padding=0, SymInt[1] output_padding=0, SymInt groups=1, SymInt[1] dilation=1) -> Tensor",
-        conv_transpose,
+        convolve_transposed,
     ),
     aten(
         "conv_transpose2d.input(Tensor input, Tensor weight, Tensor? bias=None, SymInt[2] stride=1, SymInt[2] padding=0, SymInt[2] output_padding=0, SymInt groups=1, SymInt[2] dilation=1) -> Tensor",
-        conv_transpose,
+        convolve_transposed,
     ),
     aten(
         "conv_transpose3d.input(Tensor input, Tensor weight, Tensor? bias=None, SymInt[3] stride=1, SymInt[3] padding=0, SymInt[3] output_padding=0, SymInt groups=1, SymInt[3] dilation=1) -> Tensor",
-        conv_transpose,
+        convolve_transposed,
     ),
 ];
 
 /// A per-spatial-dimension list, a single value repeated.
-fn per_dim(values: Vec<i64>, spatial: usize, name: &str) -> OpResult<Vec<i64>> {
+pub(super) fn per_dim(values: Vec<i64>, spatial: usize, name: &str) -> OpResult<Vec<i64>> {
     match values.len() {
         n if n == spatial => Ok(values),
         1 => Ok(vec![values[0]; spatial]),
@@ -97,9 +97,9 @@ fn window(args: &Args<'_>, spatial: usize) -> OpResult<Window> {
 fn spatial_rank(b: &FunctionBuilder, x: Value) -> OpResult<usize> {
     let rank = support::rank(b, x)?;
     if rank < 3 {
-        return Err(OpError::unsupported(
-            "convolution without a batch dimension",
-        ));
+        bail!(
+            "a convolution needs an input of rank 3 or more ([N, C, spatial...]), got rank {rank}"
+        );
     }
     Ok(rank - 2)
 }
@@ -108,14 +108,38 @@ fn is_transposed(args: &Args<'_>) -> OpResult<bool> {
     Ok(args.raw("transposed").is_ok() && args.bool("transposed")?)
 }
 
-fn convolution(cx: &mut Cx<'_>, args: &Args<'_>) -> OpResult<Vec<Val>> {
+fn convolve(cx: &mut Cx<'_>, args: &Args<'_>) -> OpResult<Vec<Val>> {
     if is_transposed(args)? {
-        return conv_transpose(cx, args);
+        return with_batch(cx, args, conv_transpose);
     }
+    with_batch(cx, args, convolution)
+}
+
+fn convolve_transposed(cx: &mut Cx<'_>, args: &Args<'_>) -> OpResult<Vec<Val>> {
+    with_batch(cx, args, conv_transpose)
+}
+
+type Conv = fn(&mut FunctionBuilder, Value, &Args<'_>) -> OpResult<Value>;
+
+/// Runs `conv` on the input, which torch also accepts without its batch dimension (one rank
+/// below the weight's): that input is convolved as a batch of one.
+fn with_batch(cx: &mut Cx<'_>, args: &Args<'_>, conv: Conv) -> OpResult<Vec<Val>> {
     let x = args.tensor("input")?;
     let w = args.tensor("weight")?;
-    let bias = args.opt_tensor("bias")?;
     let b = &mut *cx.b;
+    let shape = support::shape(b, x)?;
+    if shape.len() + 1 != support::rank(b, w)? {
+        return one(conv(b, x, args)?);
+    }
+    let batched = support::reshape(b, x, &[&[1], &shape[..]].concat())?;
+    let y = conv(b, batched, args)?;
+    let out = support::shape(b, y)?;
+    one(support::reshape(b, y, &out[1..])?)
+}
+
+fn convolution(b: &mut FunctionBuilder, x: Value, args: &Args<'_>) -> OpResult<Value> {
+    let w = args.tensor("weight")?;
+    let bias = args.opt_tensor("bias")?;
     let spatial = spatial_rank(b, x)?;
     let window = window(args, spatial)?;
     let mut attrs = ConvAttrs::new(ConvDims::nchw(spatial));
@@ -142,24 +166,22 @@ fn convolution(cx: &mut Cx<'_>, args: &Args<'_>) -> OpResult<Vec<Val>> {
     add_bias(b, y, bias)
 }
 
-fn add_bias(b: &mut FunctionBuilder, y: Value, bias: Option<Value>) -> OpResult<Vec<Val>> {
+fn add_bias(b: &mut FunctionBuilder, y: Value, bias: Option<Value>) -> OpResult<Value> {
     let Some(bias) = bias else {
-        return one(y);
+        return Ok(y);
     };
     let shape = support::shape(b, y)?;
     let bias = support::broadcast_in_dim(b, bias, &[1], &shape)?;
-    one(b.add(y, bias)?)
+    Ok(b.add(y, bias)?)
 }
 
 /// A transposed convolution (the gradient of a convolution with respect to its input): the
 /// input dilated by the stride, padded by `dilation * (k - 1) - padding` (plus `output_padding`
 /// on the high side) and convolved with the spatially flipped kernel, whose `[C_in, C_out / g]`
 /// feature dimensions swap roles.
-fn conv_transpose(cx: &mut Cx<'_>, args: &Args<'_>) -> OpResult<Vec<Val>> {
-    let x = args.tensor("input")?;
+fn conv_transpose(b: &mut FunctionBuilder, x: Value, args: &Args<'_>) -> OpResult<Value> {
     let w = args.tensor("weight")?;
     let bias = args.opt_tensor("bias")?;
-    let b = &mut *cx.b;
     let spatial = spatial_rank(b, x)?;
     let window = window(args, spatial)?;
     let output_padding = per_dim(args.ints("output_padding")?, spatial, "output_padding")?;

@@ -11,7 +11,7 @@ use crate::env::Val;
 use crate::error::{OpError, OpResult, bail};
 use crate::promote::Scalar;
 use crate::registry::{OpDef, aten};
-use crate::support::{self, norm_dim};
+use crate::support::{self, norm_dim, numel};
 
 pub(super) const OPS: &[OpDef] = &[
     aten(
@@ -44,6 +44,14 @@ pub(super) const OPS: &[OpDef] = &[
     ),
     aten(
         "scatter.value(Tensor self, int dim, Tensor index, Scalar value) -> Tensor",
+        scatter,
+    ),
+    aten(
+        "scatter.reduce(Tensor self, int dim, Tensor index, Tensor src, *, str reduce) -> Tensor",
+        scatter,
+    ),
+    aten(
+        "scatter.value_reduce(Tensor self, int dim, Tensor index, Scalar value, *, str reduce) -> Tensor",
         scatter,
     ),
     aten(
@@ -111,6 +119,10 @@ fn prepare(b: &mut FunctionBuilder, x: Value, indices: &[Option<Value>]) -> OpRe
             if matches!(support::dtype(b, *index)?, DType::Bool | DType::U8) {
                 return Err(OpError::unsupported(
                     "indexing with a boolean mask (the result's shape depends on the data)",
+                )
+                .with_help(
+                    "keep the shape static: `torch.where(mask, x, other)` or `x.masked_fill(~mask, v)` \
+                     instead of `x[mask]`; a lone mask in an assignment (`x[mask] = v`) lowers",
                 ));
             }
             if d >= shape.len() {
@@ -211,14 +223,42 @@ fn index(cx: &mut Cx<'_>, args: &Args<'_>) -> OpResult<Vec<Val>> {
     one(index_values(cx.b, x, &indices)?)
 }
 
+/// The operands of a dim-wise op (`index_select`, `index_add`, `gather`, ...), each 0-d one
+/// as a vector of one element (torch's reading of them), and whether any was 0-d: the result
+/// then takes torch's shape.
+fn as_vectors<const N: usize>(
+    b: &mut FunctionBuilder,
+    values: [Value; N],
+) -> OpResult<([Value; N], bool)> {
+    let mut promoted = false;
+    let mut out = values;
+    for v in &mut out {
+        if support::rank(b, *v)? == 0 {
+            *v = support::reshape(b, *v, &[1])?;
+            promoted = true;
+        }
+    }
+    Ok((out, promoted))
+}
+
+/// `y`, reshaped to torch's result shape where `as_vectors` promoted an operand.
+fn with_torch_shape(cx: &mut Cx<'_>, y: Value, promoted: bool) -> OpResult<Vec<Val>> {
+    if !promoted {
+        return one(y);
+    }
+    let shape = cx.out_shape(0)?;
+    one(support::reshape(cx.b, y, &shape)?)
+}
+
 fn index_select(cx: &mut Cx<'_>, args: &Args<'_>) -> OpResult<Vec<Val>> {
-    let x = args.tensor("self")?;
+    let ([x, index], promoted) = as_vectors(cx.b, [args.tensor("self")?, args.tensor("index")?])?;
     let rank = support::rank(cx.b, x)?;
     let dim = norm_dim(args.int("dim")?, rank)?;
     let mut indices = vec![None; dim];
-    indices.push(Some(args.tensor("index")?));
+    indices.push(Some(index));
     check_indices(cx, x, &indices)?;
-    one(index_values(cx.b, x, &indices)?)
+    let y = index_values(cx.b, x, &indices)?;
+    with_torch_shape(cx, y, promoted)
 }
 
 /// `x[indices] = values` (or `+=` with `accumulate`), functionally.
@@ -271,18 +311,109 @@ fn index_put(cx: &mut Cx<'_>, args: &Args<'_>) -> OpResult<Vec<Val>> {
     let indices = args.opt_tensors("indices")?;
     let values = args.tensor("values")?;
     let accumulate = args.bool("accumulate")?;
+    if let Some(mask) = lone_mask(cx.b, &indices)? {
+        return one(put_masked(
+            cx.b,
+            x,
+            indices.len() - 1,
+            mask,
+            values,
+            accumulate,
+        )?);
+    }
     check_indices(cx, x, &indices)?;
     one(put_values(cx.b, x, &indices, values, accumulate)?)
 }
 
+/// The boolean mask when it is the only index tensor and the last entry (`x[..., mask] = v`).
+fn lone_mask(b: &FunctionBuilder, indices: &[Option<Value>]) -> OpResult<Option<Value>> {
+    let Some((Some(last), before)) = indices.split_last() else {
+        return Ok(None);
+    };
+    let is_mask = matches!(support::dtype(b, *last)?, DType::Bool | DType::U8);
+    Ok((is_mask && before.iter().all(Option::is_none)).then_some(*last))
+}
+
+/// `x[(:,) * lead + (mask,)] = values` (or `+=`): the result keeps `x`'s shape. The `i`-th
+/// true element of the mask (row-major) takes `values`' `i`-th row along the masked
+/// dimension, found by a running count of the mask; a row of one broadcasts.
+fn put_masked(
+    b: &mut FunctionBuilder,
+    x: Value,
+    lead: usize,
+    mask: Value,
+    values: Value,
+    accumulate: bool,
+) -> OpResult<Value> {
+    let shape = support::shape(b, x)?;
+    let dtype = support::dtype(b, x)?;
+    let mask_shape = support::shape(b, mask)?;
+    let k = mask_shape.len();
+    if lead + k > shape.len() || shape[lead..lead + k] != mask_shape[..] {
+        bail!(
+            "a boolean mask of shape {mask_shape:?} after {lead} full slices does not match the              indexed tensor's {shape:?}"
+        );
+    }
+    let masked = numel(&mask_shape);
+    let (pre, post) = (&shape[..lead], &shape[lead + k..]);
+    // `values` against `x[..., mask]`'s shape `pre + [count] + post`, aligned at the end.
+    let rank = pre.len() + 1 + post.len();
+    let mut vshape = support::shape(b, values)?;
+    if vshape.len() > rank {
+        bail!("index_put values {vshape:?} have more dimensions than the indexed result");
+    }
+    vshape.splice(0..0, std::iter::repeat_n(1, rank - vshape.len()));
+    let values = support::reshape(b, values, &vshape)?;
+    let values = support::convert(b, values, dtype)?;
+    let rows = vshape[lead];
+    let flat_mask = support::reshape(b, mask, &[masked])?;
+    let flat_mask = support::convert(b, flat_mask, DType::Bool)?;
+    let spread = [pre, &[masked][..], post].concat();
+    let picked = if rows == 1 {
+        support::broadcast_to(b, values, &spread)?
+    } else {
+        // Row `count of trues before and at i, minus one` for each mask position i.
+        let ones = support::convert(b, flat_mask, DType::I64)?;
+        let seen = super::reduction::running(b, ones, 0, tpuc_ir::BinaryOp::Add)?;
+        let one_k = support::like(b, seen, Scalar::Int(1))?;
+        let row = b.subtract(seen, one_k)?;
+        let zero = support::like(b, row, Scalar::Int(0))?;
+        let row = b.maximum(row, zero)?;
+        let last = support::like(b, row, Scalar::Int(rows - 1))?;
+        let row = b.minimum(row, last)?;
+        let mut index = vec![None; lead];
+        index.push(Some(row));
+        let picked = index_values(b, values, &index)?;
+        support::broadcast_to(b, picked, &spread)?
+    };
+    let picked = support::reshape(b, picked, &shape)?;
+    let mask_dims: Vec<i64> = (lead as i64..(lead + k) as i64).collect();
+    let mask = support::reshape(b, flat_mask, &mask_shape)?;
+    let mask = support::broadcast_in_dim(b, mask, &mask_dims, &shape)?;
+    if accumulate {
+        let zeros = support::zeros(b, dtype, &shape)?;
+        let added = b.select(mask, picked, zeros)?;
+        return Ok(b.add(x, added)?);
+    }
+    Ok(b.select(mask, picked, x)?)
+}
+
 fn index_copy(cx: &mut Cx<'_>, args: &Args<'_>) -> OpResult<Vec<Val>> {
-    let x = args.tensor("self")?;
+    let ([x, index, source], promoted) = as_vectors(
+        cx.b,
+        [
+            args.tensor("self")?,
+            args.tensor("index")?,
+            args.tensor("source")?,
+        ],
+    )?;
     let rank = support::rank(cx.b, x)?;
     let dim = norm_dim(args.int("dim")?, rank)?;
     let mut indices = vec![None; dim];
-    indices.push(Some(args.tensor("index")?));
-    let source = args.tensor("source")?;
-    one(put_values(cx.b, x, &indices, source, false)?)
+    indices.push(Some(index));
+    check_indices(cx, x, &indices)?;
+    let y = put_values(cx.b, x, &indices, source, false)?;
+    with_torch_shape(cx, y, promoted)
 }
 
 /// Full coordinates for an index tensor along `dim`: `[*index.shape, rank]`, the index at
@@ -324,8 +455,7 @@ pub(crate) fn coordinates(
 
 /// `torch.gather`: `out[i][j] = self[index[i][j]][j]` for `dim = 0`, and so on.
 fn gather(cx: &mut Cx<'_>, args: &Args<'_>) -> OpResult<Vec<Val>> {
-    let x = args.tensor("self")?;
-    let index = args.tensor("index")?;
+    let ([x, index], promoted) = as_vectors(cx.b, [args.tensor("self")?, args.tensor("index")?])?;
     let shape = support::shape(cx.b, x)?;
     let dim = norm_dim(args.int("dim")?, shape.len())?;
     cx.check_index(index, -shape[dim], shape[dim])?;
@@ -340,11 +470,16 @@ fn gather(cx: &mut Cx<'_>, args: &Args<'_>) -> OpResult<Vec<Val>> {
         index_vector_dim: r as i64,
         ..GatherDims::default()
     };
-    one(b.gather(x, coords, dims, &vec![1; r], false)?)
+    let y = b.gather(x, coords, dims, &vec![1; r], false)?;
+    with_torch_shape(cx, y, promoted)
 }
 
-/// `self[index[i][j]][j] = src[i][j]` (`dim = 0`), replacing or adding.
-fn scatter_along(cx: &mut Cx<'_>, args: &Args<'_>, accumulate: bool) -> OpResult<Vec<Val>> {
+/// `self[index[i][j]][j] = src[i][j]` (`dim = 0`), replacing or combining with `combine`.
+fn scatter_along(
+    cx: &mut Cx<'_>,
+    args: &Args<'_>,
+    combine: Option<tpuc_ir::BinaryOp>,
+) -> OpResult<Vec<Val>> {
     let x = args.tensor("self")?;
     let index = args.tensor("index")?;
     let b = &mut *cx.b;
@@ -366,31 +501,52 @@ fn scatter_along(cx: &mut Cx<'_>, args: &Args<'_>, accumulate: bool) -> OpResult
         crate::args::Operand::Scalar(value) => support::splat(b, dtype, &ishape, value)?,
     };
     let coords = coordinates(b, index, dim, shape[dim])?;
-    let combine = accumulate.then_some(tpuc_ir::BinaryOp::Add);
     one(super::scatter_reduce::scatter_with(
         b, x, coords, updates, combine,
     )?)
 }
 
+/// `scatter`, replacing, or with `reduce="add"` / `"multiply"` combining.
 fn scatter(cx: &mut Cx<'_>, args: &Args<'_>) -> OpResult<Vec<Val>> {
-    scatter_along(cx, args, false)
+    let combine = match args
+        .raw("reduce")
+        .is_ok()
+        .then(|| args.str("reduce"))
+        .transpose()?
+    {
+        None => None,
+        Some("add") => Some(tpuc_ir::BinaryOp::Add),
+        Some("multiply") => Some(tpuc_ir::BinaryOp::Multiply),
+        Some(other) => bail!(
+            "scatter reduce `{other}` is not `add` or `multiply` (use `scatter_reduce` for others)"
+        ),
+    };
+    scatter_along(cx, args, combine)
 }
 
 fn scatter_add(cx: &mut Cx<'_>, args: &Args<'_>) -> OpResult<Vec<Val>> {
-    scatter_along(cx, args, true)
+    scatter_along(cx, args, Some(tpuc_ir::BinaryOp::Add))
 }
 
 fn index_add(cx: &mut Cx<'_>, args: &Args<'_>) -> OpResult<Vec<Val>> {
-    let x = args.tensor("self")?;
+    let ([x, index, mut source], promoted) = as_vectors(
+        cx.b,
+        [
+            args.tensor("self")?,
+            args.tensor("index")?,
+            args.tensor("source")?,
+        ],
+    )?;
     let rank = support::rank(cx.b, x)?;
     let dim = norm_dim(args.int("dim")?, rank)?;
     let mut indices = vec![None; dim];
-    indices.push(Some(args.tensor("index")?));
-    let mut source = args.tensor("source")?;
+    indices.push(Some(index));
+    check_indices(cx, x, &indices)?;
     let alpha = args.scalar("alpha")?;
     if !alpha.is(1.0) {
         let k = support::like(cx.b, source, alpha)?;
         source = cx.b.multiply(source, k)?;
     }
-    one(put_values(cx.b, x, &indices, source, true)?)
+    let y = put_values(cx.b, x, &indices, source, true)?;
+    with_torch_shape(cx, y, promoted)
 }

@@ -33,12 +33,13 @@ mod ternary;
 mod tests;
 mod vector_norm;
 mod views;
+mod windows;
 
 use crate::env::Val;
 use crate::error::OpResult;
 use crate::registry::OpDef;
 
-pub(crate) use checks::index_check;
+pub(crate) use checks::{index_check, non_finite_check};
 pub(crate) use inplace::{lower_in_place, write_back};
 
 /// Every family's entries.
@@ -72,6 +73,7 @@ pub(crate) const FAMILIES: &[&[OpDef]] = &[
     ternary::OPS,
     vector_norm::OPS,
     views::OPS,
+    windows::OPS,
 ];
 
 /// The single tensor result of an op.

@@ -159,16 +159,24 @@ fn layer_norm(cx: &mut Cx<'_>, args: &Args<'_>) -> OpResult<Vec<Val>> {
 fn native_layer_norm(cx: &mut Cx<'_>, args: &Args<'_>) -> OpResult<Vec<Val>> {
     let ln = layer_norm_values(cx, args)?;
     let mut outputs = vec![Val::Tensor(ln.out)];
+    outputs.extend(mean_and_rstd_outputs(cx, ln.mean, ln.var, ln.eps)?);
+    Ok(outputs)
+}
+
+/// Outputs 1 and 2 of a native norm, the per-row mean and `rsqrt(var + eps)`, each reshaped to
+/// and in the dtype of torch's output, or `None` where nothing uses it.
+fn mean_and_rstd_outputs(cx: &mut Cx<'_>, mean: Value, var: Value, eps: f64) -> OpResult<Vec<Val>> {
+    let mut outputs = Vec::with_capacity(2);
     for i in [1, 2] {
         if !cx.used(i) {
             outputs.push(Val::None);
             continue;
         }
         let stat = if i == 1 {
-            ln.mean
+            mean
         } else {
-            let eps = support::like(cx.b, ln.var, Scalar::Float(ln.eps))?;
-            let var_eps = cx.b.add(ln.var, eps)?;
+            let eps = support::like(cx.b, var, Scalar::Float(eps))?;
+            let var_eps = cx.b.add(var, eps)?;
             cx.b.rsqrt(var_eps)?
         };
         let shape = cx.out_shape(i)?;
@@ -282,22 +290,24 @@ fn native_batch_norm_no_training(cx: &mut Cx<'_>, args: &Args<'_>) -> OpResult<V
     Ok(vec![Val::Tensor(y), Val::None, Val::None])
 }
 
-/// Group norm over `[N, C, ...]` with per-channel affine parameters.
-fn group_norm_value(
+/// Group norm over `[N, C, ...]` with per-channel affine parameters; the statistics are per
+/// `(n, group)` row.
+fn group_norm_values(
     b: &mut FunctionBuilder,
     x: Value,
     groups: i64,
     weight: Option<Value>,
     bias: Option<Value>,
     eps: f64,
-) -> OpResult<Value> {
+) -> OpResult<Standardized> {
     let dtype = support::dtype(b, x)?;
     let shape = support::shape(b, x)?;
     if shape.len() < 2 || groups <= 0 || shape[1] % groups != 0 {
         bail!("group norm with {groups} groups does not divide the channels of {shape:?}");
     }
     let xc = support::convert(b, x, compute_dtype(dtype))?;
-    let mut out = standardize_rows(b, xc, shape[0] * groups, eps)?.out;
+    let standardized = standardize_rows(b, xc, shape[0] * groups, eps)?;
+    let mut out = standardized.out;
     // Per-channel affine: the channel is dimension 1.
     let cdtype = support::dtype(b, out)?;
     if let Some(w) = weight {
@@ -310,11 +320,14 @@ fn group_norm_value(
         let bias = support::broadcast_in_dim(b, bias, &[1], &shape)?;
         out = b.add(out, bias)?;
     }
-    support::convert(b, out, dtype)
+    Ok(Standardized {
+        out: support::convert(b, out, dtype)?,
+        ..standardized
+    })
 }
 
 fn group_norm(cx: &mut Cx<'_>, args: &Args<'_>) -> OpResult<Vec<Val>> {
-    let y = group_norm_value(
+    let y = group_norm_values(
         cx.b,
         args.tensor("input")?,
         args.int("num_groups")?,
@@ -322,22 +335,21 @@ fn group_norm(cx: &mut Cx<'_>, args: &Args<'_>) -> OpResult<Vec<Val>> {
         args.opt_tensor("bias")?,
         args.float("eps")?,
     )?;
-    super::one(y)
+    super::one(y.out)
 }
 
+/// Also returns mean and rstd (`[N, group]`), when something uses them.
 fn native_group_norm(cx: &mut Cx<'_>, args: &Args<'_>) -> OpResult<Vec<Val>> {
-    if cx.used(1) || cx.used(2) {
-        return Err(OpError::unsupported(
-            "the mean and rstd outputs of `native_group_norm`",
-        ));
-    }
-    let y = group_norm_value(
+    let eps = args.float("eps")?;
+    let gn = group_norm_values(
         cx.b,
         args.tensor("input")?,
         args.int("group")?,
         args.opt_tensor("weight")?,
         args.opt_tensor("bias")?,
-        args.float("eps")?,
+        eps,
     )?;
-    Ok(vec![Val::Tensor(y), Val::None, Val::None])
+    let mut outputs = vec![Val::Tensor(gn.out)];
+    outputs.extend(mean_and_rstd_outputs(cx, gn.mean, gn.var, eps)?);
+    Ok(outputs)
 }

@@ -482,7 +482,7 @@ fn logsumexp(cx: &mut Cx<'_>, args: &Args<'_>) -> OpResult<Vec<Val>> {
 }
 
 /// A running sum (`Add`) or product (`Multiply`) along `dim`: a window over every earlier
-/// element.
+/// element. Half types accumulate in float32, each result rounded once, as torch's kernel.
 fn cumulative(cx: &mut Cx<'_>, args: &Args<'_>, op: BinaryOp) -> OpResult<Vec<Val>> {
     let x = args.tensor("self")?;
     let x = accumulate_input(cx.b, x, args, true)?;
@@ -492,6 +492,20 @@ fn cumulative(cx: &mut Cx<'_>, args: &Args<'_>, op: BinaryOp) -> OpResult<Vec<Va
         return one(x);
     }
     let dim = support::norm_dim(args.int("dim")?, shape.len())?;
+    let dtype = support::dtype(b, x)?;
+    let wide = support::convert(b, x, compute_dtype(dtype))?;
+    let y = running(b, wide, dim, op)?;
+    one(support::convert(b, y, dtype)?)
+}
+
+/// The running `op` of `x` along `dim`: a window over every earlier element.
+pub(crate) fn running(
+    b: &mut FunctionBuilder,
+    x: Value,
+    dim: usize,
+    op: BinaryOp,
+) -> OpResult<Value> {
+    let shape = support::shape(b, x)?;
     let n = shape[dim];
     let element = support::element(b, x)?;
     let init = reduce_init(b, op, element)?;
@@ -507,7 +521,7 @@ fn cumulative(cx: &mut Cx<'_>, args: &Args<'_>, op: BinaryOp) -> OpResult<Vec<Va
     let out = b.reduce_window(&[x], &[init], attrs, |b, a| {
         Ok(vec![b.binary(op, a[0], a[1])?])
     })?;
-    one(out[0])
+    Ok(out[0])
 }
 
 fn cumsum(cx: &mut Cx<'_>, args: &Args<'_>) -> OpResult<Vec<Val>> {

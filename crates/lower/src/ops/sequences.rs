@@ -5,7 +5,7 @@ use tpuc_pt2::DType;
 
 use super::indexing::index_values;
 use super::one;
-use crate::args::Args;
+use crate::args::{Args, Operand};
 use crate::cx::Cx;
 use crate::dtype::element_type;
 use crate::env::Val;
@@ -17,6 +17,18 @@ use crate::support::{self, norm_dim, reduce};
 pub(super) const OPS: &[OpDef] = &[
     aten(
         "linspace(Scalar start, Scalar end, int steps, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor",
+        linspace,
+    ),
+    aten(
+        "linspace.Tensor_Tensor(Tensor start, Tensor end, int steps, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor",
+        linspace,
+    ),
+    aten(
+        "linspace.Tensor_Scalar(Tensor start, Scalar end, int steps, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor",
+        linspace,
+    ),
+    aten(
+        "linspace.Scalar_Tensor(Scalar start, Tensor end, int steps, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor",
         linspace,
     ),
     aten(
@@ -38,9 +50,9 @@ pub(super) const OPS: &[OpDef] = &[
 ];
 
 /// `steps` points from `start` to `end`; like torch's kernel, the first half counts up from
-/// `start` and the second half down from `end`, so both ends are exact.
+/// `start` and the second half down from `end`, so both ends are exact. The ends are first
+/// taken in the result's dtype (an integer linspace truncates them), as torch does.
 fn linspace(cx: &mut Cx<'_>, args: &Args<'_>) -> OpResult<Vec<Val>> {
-    let (start, end) = (args.scalar("start")?.as_f64(), args.scalar("end")?.as_f64());
     let steps = args.int("steps")?;
     let dtype = cx.out_dtype(0)?;
     let b = &mut *cx.b;
@@ -49,26 +61,53 @@ fn linspace(cx: &mut Cx<'_>, args: &Args<'_>) -> OpResult<Vec<Val>> {
     } else {
         DType::F32
     };
-    let step = if steps > 1 {
-        (end - start) / (steps - 1) as f64
-    } else {
-        0.0
-    };
+    let start = endpoint(b, args.operand("start")?, dtype, compute, steps)?;
+    let end = endpoint(b, args.operand("end")?, dtype, compute, steps)?;
+    if steps == 1 {
+        // torch fills a single point with `start`.
+        return one(support::convert(b, start, dtype)?);
+    }
     let ty = support::tensor_type(element_type(compute)?, &[steps]);
     let i = b.iota(ty, 0)?;
-    let step_k = support::like(b, i, Scalar::Float(step))?;
-    let start_k = support::like(b, i, Scalar::Float(start))?;
-    let up = b.multiply(i, step_k)?;
-    let up = b.add(start_k, up)?;
+    let span = b.subtract(end, start)?;
+    let intervals = support::like(b, i, Scalar::Float((steps - 1).max(1) as f64))?;
+    let step = b.divide(span, intervals)?;
+    let up = b.multiply(i, step)?;
+    let up = b.add(start, up)?;
     let last = support::like(b, i, Scalar::Float((steps - 1) as f64))?;
     let remaining = b.subtract(last, i)?;
-    let down = b.multiply(remaining, step_k)?;
-    let end_k = support::like(b, i, Scalar::Float(end))?;
-    let down = b.subtract(end_k, down)?;
+    let down = b.multiply(remaining, step)?;
+    let down = b.subtract(end, down)?;
     let half = support::like(b, i, Scalar::Float((steps / 2) as f64))?;
     let first_half = b.compare(ComparisonDirection::Lt, i, half)?;
     let v = b.select(first_half, up, down)?;
     one(support::convert(b, v, dtype)?)
+}
+
+/// A linspace end (a number or a 0-d tensor) in `dtype`, then as `[steps]` of `compute`.
+fn endpoint(
+    b: &mut FunctionBuilder,
+    value: Operand,
+    dtype: DType,
+    compute: DType,
+    steps: i64,
+) -> OpResult<Value> {
+    let v = match value {
+        Operand::Tensor(t) => {
+            let n = support::numel(&support::shape(b, t)?);
+            if n != 1 {
+                bail!("linspace takes 0-d tensors as its ends, got one of {n} elements");
+            }
+            let t = support::reshape(b, t, &[])?;
+            support::convert(b, t, dtype)?
+        }
+        Operand::Scalar(Scalar::Float(f)) if !dtype.is_float() => {
+            support::splat(b, dtype, &[], Scalar::Float(f.trunc()))?
+        }
+        Operand::Scalar(s) => support::splat(b, dtype, &[], s)?,
+    };
+    let v = support::convert(b, v, compute)?;
+    support::broadcast_to(b, v, &[steps])
 }
 
 fn one_hot(cx: &mut Cx<'_>, args: &Args<'_>) -> OpResult<Vec<Val>> {

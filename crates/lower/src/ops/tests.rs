@@ -986,3 +986,46 @@ fn cumprod_and_mish() {
         &want,
     );
 }
+
+#[test]
+fn as_strided_reads_the_contiguous_elements_at_offset_plus_index_times_stride() {
+    let xs: Vec<f32> = (0..12).map(|i| i as f32).collect();
+    let strided = |size: &[i64], stride: &[i64], offset: i64| {
+        run(
+            "as_strided.default",
+            vec![
+                ("self", f32s(&[3, 4], &xs)),
+                ("size", ints(size)),
+                ("stride", ints(stride)),
+                ("storage_offset", int(offset)),
+            ],
+        )
+    };
+    let f = |shape: &[i64], data: &[f32]| T::F32(shape.to_vec(), data.to_vec());
+    // Rows of a reshape, sliced.
+    assert_eq!(
+        strided(&[2, 3], &[4, 1], 1),
+        f(&[2, 3], &[1., 2., 3., 5., 6., 7.])
+    );
+    // Transposed.
+    assert_eq!(
+        strided(&[3, 2], &[1, 4], 2),
+        f(&[3, 2], &[2., 6., 3., 7., 4., 8.])
+    );
+    // The last row's span runs past the input (padded, never read).
+    assert_eq!(
+        strided(&[2, 2], &[6, 1], 4),
+        f(&[2, 2], &[4., 5., 10., 11.])
+    );
+    // Overlapping windows and a stride that does not divide: gathers.
+    assert_eq!(
+        strided(&[3, 3], &[2, 1], 0),
+        f(&[3, 3], &[0., 1., 2., 2., 3., 4., 4., 5., 6.])
+    );
+    assert_eq!(strided(&[2, 2], &[5, 2], 1), f(&[2, 2], &[1., 3., 6., 8.]));
+    // Stride 0 broadcasts.
+    assert_eq!(
+        strided(&[2, 3], &[0, 1], 3),
+        f(&[2, 3], &[3., 4., 5., 3., 4., 5.])
+    );
+}

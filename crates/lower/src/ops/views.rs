@@ -146,7 +146,9 @@ fn unfold(cx: &mut Cx<'_>, args: &Args<'_>) -> OpResult<Vec<Val>> {
     let (size, step) = (args.int("size")?, args.int("step")?);
     let b = &mut *cx.b;
     let mut shape = support::shape(b, x)?;
-    if shape.is_empty() {
+    // A 0-d input is one window of its element (`size` is 0 or 1): the result is `[size]`.
+    let scalar = shape.is_empty();
+    if scalar {
         shape.push(1);
     }
     let dim = norm_dim(args.int("dimension")?, shape.len())?;
@@ -169,7 +171,11 @@ fn unfold(cx: &mut Cx<'_>, args: &Args<'_>) -> OpResult<Vec<Val>> {
         let dtype = support::dtype(b, x)?;
         return one(support::zeros(b, dtype, &part_shape)?);
     }
-    one(concat(b, &parts, part_shape.len() as i64 - 1)?)
+    let windows = concat(b, &parts, part_shape.len() as i64 - 1)?;
+    if scalar {
+        return one(support::reshape(b, windows, &[size])?);
+    }
+    one(windows)
 }
 
 /// `meshgrid`: tensor `i` (0-d or 1-d) broadcast along dimension `i` of the grid (`ij`), or with
