@@ -1295,6 +1295,12 @@ CASES.update(
 F16_TOL = {"rtol": 4e-3, "atol": 2e-3}
 
 
+def causal_lm_case(model: nn.Module, gen: torch.Generator, tolerance: dict[str, float] = DEEP_F32_TOL) -> Case:
+    """A causal LM's logits (`LogitsOnly`) on random tokens `[2, 8]` of a 128-word vocabulary."""
+    input_ids = torch.randint(0, 128, (2, 8), generator=gen)
+    return Case(LogitsOnly(model, "logits"), [(input_ids,)], tolerance=dict(tolerance))
+
+
 class Seq2SeqLogits(nn.Module):
     """Calls an encoder-decoder transformers model with decoder inputs, without cache; logits."""
 
@@ -1398,9 +1404,7 @@ def case_falcon(gen: torch.Generator) -> Case:
         bias=False,
         attn_implementation="sdpa",
     )
-    model = LogitsOnly(FalconForCausalLM(config), "logits")
-    input_ids = torch.randint(0, 128, (2, 8), generator=gen)
-    return Case(model, [(input_ids,)], tolerance=dict(DEEP_F32_TOL))
+    return causal_lm_case(FalconForCausalLM(config), gen)
 
 
 def case_gemma2(gen: torch.Generator) -> Case:
@@ -1429,9 +1433,7 @@ def case_gemma2(gen: torch.Generator) -> Case:
         for name, p in model.named_parameters():
             if "norm" in name:
                 p.normal_(std=0.1)
-    model = LogitsOnly(model, "logits")
-    input_ids = torch.randint(0, 128, (2, 8), generator=gen)
-    return Case(model, [(input_ids,)], tolerance=dict(DEEP_F32_TOL))
+    return causal_lm_case(model, gen)
 
 
 class ClipLogits(nn.Module):
@@ -1497,17 +1499,15 @@ def tiny_llama_in(dtype: torch.dtype) -> nn.Module:
         attn_implementation="sdpa",
         dtype=dtype,
     )
-    return LogitsOnly(LlamaForCausalLM(config).to(dtype), "logits")
+    return LlamaForCausalLM(config).to(dtype)
 
 
 def case_llama_bf16(gen: torch.Generator) -> Case:
-    input_ids = torch.randint(0, 128, (2, 8), generator=gen)
-    return Case(tiny_llama_in(torch.bfloat16), [(input_ids,)], tolerance=dict(BF16_TOL))
+    return causal_lm_case(tiny_llama_in(torch.bfloat16), gen, BF16_TOL)
 
 
 def case_llama_f16(gen: torch.Generator) -> Case:
-    input_ids = torch.randint(0, 128, (2, 8), generator=gen)
-    return Case(tiny_llama_in(torch.float16), [(input_ids,)], tolerance=dict(F16_TOL))
+    return causal_lm_case(tiny_llama_in(torch.float16), gen, F16_TOL)
 
 
 def case_densenet(gen: torch.Generator) -> Case:
@@ -1628,9 +1628,34 @@ def quantize_linears(module: nn.Module) -> None:
 
 def case_llama_int8(gen: torch.Generator) -> Case:
     model = tiny_llama_in(torch.float32)
-    quantize_linears(model.inner.model)
-    input_ids = torch.randint(0, 128, (2, 8), generator=gen)
-    return Case(model, [(input_ids,)], tolerance=dict(DEEP_F32_TOL))
+    quantize_linears(model.model)
+    return causal_lm_case(model, gen)
+
+
+class SiglipLogits(nn.Module):
+    """SiglipModel's image-text logits (sigmoid-loss logits: scaled cosine plus a bias)."""
+
+    def __init__(self, inner: nn.Module) -> None:
+        super().__init__()
+        self.inner = inner
+
+    def forward(self, input_ids: torch.Tensor, pixel_values: torch.Tensor) -> torch.Tensor:
+        return self.inner(input_ids=input_ids, pixel_values=pixel_values).logits_per_image
+
+
+def case_siglip(gen: torch.Generator) -> Case:
+    from transformers import SiglipConfig, SiglipModel
+
+    # Text pooled at the last token through a head Linear; image pooled by the multihead
+    # attention pooling head (a learned probe attending over the patches, nn.MultiheadAttention).
+    tower = {"hidden_size": 32, "intermediate_size": 64, "num_hidden_layers": 1, "num_attention_heads": 2}
+    text = {**tower, "vocab_size": 64, "max_position_embeddings": 8}
+    text.update(pad_token_id=1, bos_token_id=0, eos_token_id=2)
+    vision = {**tower, "image_size": 16, "patch_size": 8}
+    config = SiglipConfig(text_config=text, vision_config=vision, attn_implementation="sdpa")
+    model = SiglipLogits(SiglipModel(config))
+    args = (torch.randint(0, 64, (2, 8), generator=gen), randn(gen, 3, 3, 16, 16))
+    return Case(model, [args], tolerance=dict(DEEP_F32_TOL))
 
 
 CASES.update(
@@ -1648,6 +1673,7 @@ CASES.update(
         "unet": case_unet,
         "wav2vec2": case_wav2vec2,
         "llama_int8": case_llama_int8,
+        "siglip": case_siglip,
     }
 )
 

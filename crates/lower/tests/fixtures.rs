@@ -168,6 +168,8 @@ fixtures! {
     unet_core => "unet.core.pt2",
     wav2vec2 => "wav2vec2.pt2",
     wav2vec2_core => "wav2vec2.core.pt2",
+    siglip => "siglip.pt2",
+    siglip_core => "siglip.core.pt2",
 }
 
 #[test]
