@@ -1321,5 +1321,397 @@ def case_log_of_input(gen: torch.Generator) -> Case:
 CASES.update({"windows": case_windows, "log_of_input": case_log_of_input})
 
 
+# --------------------------------------------------------------------------------------------
+# Real-model families (issue 10): tiny configs of transformers and torchvision models whose
+# architecture the fixtures above do not cover.
+# --------------------------------------------------------------------------------------------
+
+# float16 has 11 bits of mantissa: one rounding step is 2^-11 relative; a few steps per layer.
+F16_TOL = {"rtol": 4e-3, "atol": 2e-3}
+
+
+def causal_lm_case(model: nn.Module, gen: torch.Generator, tolerance: dict[str, float] = DEEP_F32_TOL) -> Case:
+    """A causal LM's logits (`LogitsOnly`) on random tokens `[2, 8]` of a 128-word vocabulary."""
+    input_ids = torch.randint(0, 128, (2, 8), generator=gen)
+    return Case(LogitsOnly(model, "logits"), [(input_ids,)], tolerance=dict(tolerance))
+
+
+class Seq2SeqLogits(nn.Module):
+    """Calls an encoder-decoder transformers model with decoder inputs, without cache; logits."""
+
+    def __init__(self, inner: nn.Module) -> None:
+        super().__init__()
+        self.inner = inner
+
+    def forward(
+        self, input_ids: torch.Tensor, attention_mask: torch.Tensor, decoder_input_ids: torch.Tensor
+    ) -> torch.Tensor:
+        out = self.inner(
+            input_ids=input_ids,
+            attention_mask=attention_mask,
+            decoder_input_ids=decoder_input_ids,
+            use_cache=False,
+        )
+        return out.logits
+
+
+def padded_mask(batch: int, length: int, padded_row_length: int) -> torch.Tensor:
+    """All ones, except the last row, which is padding after `padded_row_length` tokens."""
+    mask = torch.ones(batch, length, dtype=torch.int64)
+    mask[-1, padded_row_length:] = 0
+    return mask
+
+
+def case_t5(gen: torch.Generator) -> Case:
+    from transformers import T5Config, T5ForConditionalGeneration
+
+    config = T5Config(
+        vocab_size=128,
+        d_model=32,
+        d_kv=8,
+        d_ff=64,
+        num_layers=1,
+        num_decoder_layers=1,
+        num_heads=4,
+        relative_attention_num_buckets=8,
+        relative_attention_max_distance=16,
+        feed_forward_proj="gated-gelu",
+        decoder_start_token_id=0,
+        pad_token_id=0,
+        eos_token_id=1,
+    )
+    model = Seq2SeqLogits(T5ForConditionalGeneration(config))
+    input_ids = torch.randint(2, 128, (2, 10), generator=gen)
+    decoder_input_ids = torch.randint(2, 128, (2, 6), generator=gen)
+    args = (input_ids, padded_mask(2, 10, 7), decoder_input_ids)
+    return Case(model, [args], tolerance=dict(DEEP_F32_TOL))
+
+
+def case_bart(gen: torch.Generator) -> Case:
+    from transformers import BartConfig, BartForConditionalGeneration
+
+    config = BartConfig(
+        vocab_size=128,
+        d_model=32,
+        encoder_layers=1,
+        decoder_layers=1,
+        encoder_attention_heads=4,
+        decoder_attention_heads=4,
+        encoder_ffn_dim=64,
+        decoder_ffn_dim=64,
+        max_position_embeddings=32,
+        pad_token_id=1,
+        bos_token_id=0,
+        eos_token_id=2,
+        decoder_start_token_id=2,
+        attn_implementation="sdpa",
+    )
+    model = Seq2SeqLogits(BartForConditionalGeneration(config))
+    input_ids = torch.randint(3, 128, (2, 10), generator=gen)
+    decoder_input_ids = torch.randint(3, 128, (2, 6), generator=gen)
+    args = (input_ids, padded_mask(2, 10, 7), decoder_input_ids)
+    return Case(model, [args], tolerance=dict(DEEP_F32_TOL))
+
+
+def case_bloom(gen: torch.Generator) -> Case:
+    from transformers import BloomConfig, BloomForCausalLM
+
+    config = BloomConfig(vocab_size=128, hidden_size=32, n_layer=1, n_head=4, attn_implementation="eager")
+    model = LogitsOnly(BloomForCausalLM(config), "logits")
+    input_ids = torch.randint(0, 128, (2, 8), generator=gen)
+    return Case(model, [(input_ids, padded_mask(2, 8, 6))], tolerance=dict(DEEP_F32_TOL))
+
+
+def case_falcon(gen: torch.Generator) -> Case:
+    from transformers import FalconConfig, FalconForCausalLM
+
+    # The original Falcon-7B layout: multi-query attention (one key/value head), rotary
+    # embeddings, attention and MLP in parallel from one LayerNorm.
+    config = FalconConfig(
+        vocab_size=128,
+        hidden_size=32,
+        num_hidden_layers=1,
+        num_attention_heads=4,
+        multi_query=True,
+        parallel_attn=True,
+        new_decoder_architecture=False,
+        alibi=False,
+        bias=False,
+        attn_implementation="sdpa",
+    )
+    return causal_lm_case(FalconForCausalLM(config), gen)
+
+
+def case_gemma2(gen: torch.Generator) -> Case:
+    from transformers import Gemma2Config, Gemma2ForCausalLM
+
+    # (1 + w) RMSNorm before and after each block, tanh soft-capping of attention scores and of
+    # the logits, a sliding-window layer (window 4 < 8 tokens) then a global one, GeGLU MLP,
+    # embeddings scaled by sqrt(hidden).
+    config = Gemma2Config(
+        vocab_size=128,
+        hidden_size=32,
+        intermediate_size=64,
+        num_hidden_layers=2,
+        num_attention_heads=4,
+        num_key_value_heads=2,
+        head_dim=8,
+        query_pre_attn_scalar=8,
+        sliding_window=4,
+        attn_logit_softcapping=50.0,
+        final_logit_softcapping=30.0,
+        max_position_embeddings=32,
+        attn_implementation="eager",
+    )
+    model = Gemma2ForCausalLM(config)
+    with torch.no_grad():
+        for name, p in model.named_parameters():
+            if "norm" in name:
+                p.normal_(std=0.1)
+    return causal_lm_case(model, gen)
+
+
+class ClipLogits(nn.Module):
+    """CLIPModel's image-text similarity logits."""
+
+    def __init__(self, inner: nn.Module) -> None:
+        super().__init__()
+        self.inner = inner
+
+    def forward(
+        self, input_ids: torch.Tensor, pixel_values: torch.Tensor, attention_mask: torch.Tensor
+    ) -> torch.Tensor:
+        out = self.inner(input_ids=input_ids, pixel_values=pixel_values, attention_mask=attention_mask)
+        return out.logits_per_image
+
+
+def case_clip(gen: torch.Generator) -> Case:
+    from transformers import CLIPConfig, CLIPModel
+
+    text = {
+        "vocab_size": 64,
+        "hidden_size": 32,
+        "intermediate_size": 64,
+        "num_hidden_layers": 1,
+        "num_attention_heads": 2,
+        "max_position_embeddings": 16,
+        "bos_token_id": 0,
+        "eos_token_id": 2,
+        "pad_token_id": 1,
+    }
+    vision = {
+        "hidden_size": 32,
+        "intermediate_size": 64,
+        "num_hidden_layers": 1,
+        "num_attention_heads": 2,
+        "image_size": 16,
+        "patch_size": 8,
+    }
+    config = CLIPConfig(text_config=text, vision_config=vision, projection_dim=16, attn_implementation="sdpa")
+    model = ClipLogits(CLIPModel(config))
+    # Text: BOS, words, EOS (the pooled token), then padding in the second row.
+    input_ids = torch.randint(3, 64, (2, 8), generator=gen)
+    input_ids[:, 0] = 0
+    input_ids[0, 7] = 2
+    input_ids[1, 5] = 2
+    input_ids[1, 6:] = 1
+    args = (input_ids, randn(gen, 3, 3, 16, 16), padded_mask(2, 8, 6))
+    return Case(model, [args], tolerance=dict(DEEP_F32_TOL))
+
+
+def tiny_llama_in(dtype: torch.dtype) -> nn.Module:
+    """`llama`'s configuration, smaller (one layer), with its weights and computation in `dtype`."""
+    from transformers import LlamaConfig, LlamaForCausalLM
+
+    config = LlamaConfig(
+        vocab_size=128,
+        hidden_size=32,
+        intermediate_size=64,
+        num_hidden_layers=1,
+        num_attention_heads=4,
+        num_key_value_heads=2,
+        max_position_embeddings=32,
+        attn_implementation="sdpa",
+        dtype=dtype,
+    )
+    return LlamaForCausalLM(config).to(dtype)
+
+
+def case_llama_bf16(gen: torch.Generator) -> Case:
+    return causal_lm_case(tiny_llama_in(torch.bfloat16), gen, BF16_TOL)
+
+
+def case_llama_f16(gen: torch.Generator) -> Case:
+    return causal_lm_case(tiny_llama_in(torch.float16), gen, F16_TOL)
+
+
+def case_densenet(gen: torch.Generator) -> Case:
+    from torchvision.models.densenet import DenseNet
+
+    # Two dense blocks of two layers (growth 4, bottleneck 2x) and one transition: the
+    # concatenations of every earlier feature map, BatchNorm-ReLU-Conv order, avg-pool transition.
+    model = DenseNet(growth_rate=4, block_config=(2, 2), num_init_features=8, bn_size=2, num_classes=10)
+    randomize_batchnorm_stats(model)
+    return Case(model, [(randn(gen, 1, 3, 32, 32),)], tolerance=dict(DEEP_F32_TOL))
+
+
+def case_shufflenet(gen: torch.Generator) -> Case:
+    from torchvision.models.shufflenetv2 import ShuffleNetV2
+
+    # Channel split, depthwise convolutions and channel shuffle (view, transpose, view).
+    model = ShuffleNetV2(stages_repeats=[2, 1, 1], stages_out_channels=[8, 16, 32, 64, 128], num_classes=10)
+    randomize_batchnorm_stats(model)
+    return Case(model, [(randn(gen, 1, 3, 32, 32),)], tolerance=dict(DEEP_F32_TOL))
+
+
+class UNet(nn.Module):
+    """Two-level U-Net: conv blocks, max-pool down, ConvTranspose2d up, skip concatenation."""
+
+    def __init__(self, channels: int = 3, classes: int = 2, width: int = 8) -> None:
+        super().__init__()
+
+        def block(cin: int, cout: int) -> nn.Sequential:
+            return nn.Sequential(
+                nn.Conv2d(cin, cout, 3, padding=1, bias=False),
+                nn.BatchNorm2d(cout),
+                nn.ReLU(inplace=True),
+                nn.Conv2d(cout, cout, 3, padding=1, bias=False),
+                nn.BatchNorm2d(cout),
+                nn.ReLU(inplace=True),
+            )
+
+        self.down1 = block(channels, width)
+        self.down2 = block(width, 2 * width)
+        self.bottom = block(2 * width, 4 * width)
+        self.pool = nn.MaxPool2d(2)
+        self.up2 = nn.ConvTranspose2d(4 * width, 2 * width, kernel_size=2, stride=2)
+        self.dec2 = block(4 * width, 2 * width)
+        self.up1 = nn.ConvTranspose2d(2 * width, width, kernel_size=2, stride=2)
+        self.dec1 = block(2 * width, width)
+        self.head = nn.Conv2d(width, classes, 1)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        d1 = self.down1(x)
+        d2 = self.down2(self.pool(d1))
+        h = self.bottom(self.pool(d2))
+        h = self.dec2(torch.cat([self.up2(h), d2], dim=1))
+        h = self.dec1(torch.cat([self.up1(h), d1], dim=1))
+        return self.head(h)
+
+
+def case_unet(gen: torch.Generator) -> Case:
+    model = UNet()
+    randomize_batchnorm_stats(model)
+    return Case(model, [(randn(gen, 1, 3, 16, 16),)], tolerance=dict(DEEP_F32_TOL))
+
+
+class HiddenStates(nn.Module):
+    """Calls a transformers audio encoder on raw samples; `last_hidden_state`."""
+
+    def __init__(self, inner: nn.Module) -> None:
+        super().__init__()
+        self.inner = inner
+
+    def forward(self, input_values: torch.Tensor) -> torch.Tensor:
+        return self.inner(input_values=input_values).last_hidden_state
+
+
+def case_wav2vec2(gen: torch.Generator) -> Case:
+    from transformers import Wav2Vec2Config, Wav2Vec2Model
+
+    # Convolutional feature encoder (GroupNorm after the first conv, GELU), feature projection,
+    # weight-normed grouped positional convolution, post-norm transformer encoder.
+    config = Wav2Vec2Config(
+        hidden_size=32,
+        num_hidden_layers=1,
+        num_attention_heads=2,
+        intermediate_size=64,
+        conv_dim=(8, 8, 8),
+        conv_stride=(5, 2, 2),
+        conv_kernel=(10, 3, 3),
+        num_conv_pos_embeddings=8,
+        num_conv_pos_embedding_groups=2,
+        attn_implementation="sdpa",
+    )
+    model = HiddenStates(Wav2Vec2Model(config))
+    return Case(model, [(randn(gen, 2, 400),)], tolerance=dict(DEEP_F32_TOL))
+
+
+class Int8WeightOnlyLinear(nn.Module):
+    """A Linear whose weight is stored as int8 with one float32 scale per output channel
+    (symmetric, absmax / 127) and dequantised in forward; activations stay float32."""
+
+    def __init__(self, linear: nn.Linear) -> None:
+        super().__init__()
+        w = linear.weight.detach()
+        scale = w.abs().amax(dim=1).clamp(min=1e-8) / 127
+        self.register_buffer("weight_int8", torch.round(w / scale[:, None]).to(torch.int8))
+        self.register_buffer("scale", scale)
+        self.bias = None if linear.bias is None else nn.Parameter(linear.bias.detach().clone())
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return F.linear(x, self.weight_int8.to(x.dtype)) * self.scale + (0 if self.bias is None else self.bias)
+
+
+def quantize_linears(module: nn.Module) -> None:
+    for name, child in module.named_children():
+        if isinstance(child, nn.Linear):
+            setattr(module, name, Int8WeightOnlyLinear(child))
+        else:
+            quantize_linears(child)
+
+
+def case_llama_int8(gen: torch.Generator) -> Case:
+    model = tiny_llama_in(torch.float32)
+    quantize_linears(model.model)
+    return causal_lm_case(model, gen)
+
+
+class SiglipLogits(nn.Module):
+    """SiglipModel's image-text logits (sigmoid-loss logits: scaled cosine plus a bias)."""
+
+    def __init__(self, inner: nn.Module) -> None:
+        super().__init__()
+        self.inner = inner
+
+    def forward(self, input_ids: torch.Tensor, pixel_values: torch.Tensor) -> torch.Tensor:
+        return self.inner(input_ids=input_ids, pixel_values=pixel_values).logits_per_image
+
+
+def case_siglip(gen: torch.Generator) -> Case:
+    from transformers import SiglipConfig, SiglipModel
+
+    # Text pooled at the last token through a head Linear; image pooled by the multihead
+    # attention pooling head (a learned probe attending over the patches, nn.MultiheadAttention).
+    tower = {"hidden_size": 32, "intermediate_size": 64, "num_hidden_layers": 1, "num_attention_heads": 2}
+    text = {**tower, "vocab_size": 64, "max_position_embeddings": 8}
+    text.update(pad_token_id=1, bos_token_id=0, eos_token_id=2)
+    vision = {**tower, "image_size": 16, "patch_size": 8}
+    config = SiglipConfig(text_config=text, vision_config=vision, attn_implementation="sdpa")
+    model = SiglipLogits(SiglipModel(config))
+    args = (torch.randint(0, 64, (2, 8), generator=gen), randn(gen, 3, 3, 16, 16))
+    return Case(model, [args], tolerance=dict(DEEP_F32_TOL))
+
+
+CASES.update(
+    {
+        "t5": case_t5,
+        "bart": case_bart,
+        "bloom": case_bloom,
+        "falcon": case_falcon,
+        "gemma2": case_gemma2,
+        "clip": case_clip,
+        "llama_bf16": case_llama_bf16,
+        "llama_f16": case_llama_f16,
+        "densenet": case_densenet,
+        "shufflenet": case_shufflenet,
+        "unet": case_unet,
+        "wav2vec2": case_wav2vec2,
+        "llama_int8": case_llama_int8,
+        "siglip": case_siglip,
+    }
+)
+
+
 if __name__ == "__main__":
     sys.exit(main())

@@ -104,7 +104,8 @@ fn format_versions_scalars_and_empty_arrays() {
     }
 }
 
-/// The model fixtures: float32 and int64 arrays written by `testdata/generate.py`.
+/// The model fixtures: float32, float16 (`llama_f16`), int64 and bool arrays written by
+/// `testdata/generate.py` (bfloat16 tensors are stored as float32).
 #[test]
 fn model_fixtures_read_with_the_manifest_shapes() {
     let models = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../testdata/models");
@@ -114,7 +115,10 @@ fn model_fixtures_read_with_the_manifest_shapes() {
         if path.extension().is_some_and(|e| e == "npy") {
             let array = Array::read(&path).unwrap();
             assert!(
-                matches!(array.dtype(), Dtype::F32 | Dtype::I64 | Dtype::Bool),
+                matches!(
+                    array.dtype(),
+                    Dtype::F32 | Dtype::F16 | Dtype::I64 | Dtype::Bool
+                ),
                 "{path:?}"
             );
             assert_eq!(

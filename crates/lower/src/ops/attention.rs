@@ -54,6 +54,14 @@ fn repeat_heads(b: &mut FunctionBuilder, kv: Value, heads: i64) -> OpResult<Valu
     support::reshape(b, x, &to)
 }
 
+/// `x[..., A, B]` broadcast to `[batch..., A, B]`.
+fn broadcast_batch(b: &mut FunctionBuilder, x: Value, batch: &[i64]) -> OpResult<Value> {
+    let shape = support::shape(b, x)?;
+    let mut to = batch.to_vec();
+    to.extend_from_slice(&shape[shape.len() - 2..]);
+    support::broadcast_to(b, x, &to)
+}
+
 fn sdpa(cx: &mut Cx<'_>, args: &Args<'_>) -> OpResult<Vec<Val>> {
     let q = args.tensor("query")?;
     let mut k = args.tensor("key")?;
@@ -76,12 +84,20 @@ fn sdpa(cx: &mut Cx<'_>, args: &Args<'_>) -> OpResult<Vec<Val>> {
         v = repeat_heads(b, v, qs[r - 3])?;
     }
     let ks = support::shape(b, k)?;
-    let (l, e, s) = (qs[r - 2], qs[r - 1], ks[ks.len() - 2]);
+    let vs = support::shape(b, v)?;
+    if ks.len() != r || vs.len() != r {
+        bail!("query {qs:?}, key {ks:?} and value {vs:?} have different ranks");
+    }
+    let (l, e, s) = (qs[r - 2], qs[r - 1], ks[r - 2]);
     let scale = args.opt_float("scale")?.unwrap_or(1.0 / (e as f64).sqrt());
     let n = r - 2;
-    if ks[..n] != qs[..n] {
-        bail!("query {qs:?} and key {ks:?} have different batch dimensions");
-    }
+    // The batch dimensions broadcast as in `matmul` (multi-query attention passes one
+    // key/value head without `enable_gqa`).
+    let batch = support::broadcast_shapes(&qs[..n], &ks[..n])?;
+    let batch = support::broadcast_shapes(&batch, &vs[..n])?;
+    let q = broadcast_batch(b, q, &batch)?;
+    let k = broadcast_batch(b, k, &batch)?;
+    let v = broadcast_batch(b, v, &batch)?;
     // scores[..., L, S] = q @ k^T * scale
     let scores = dot(b, q, k, batched(n, r - 1, r - 1))?;
     let factor = support::like(b, scores, Scalar::Float(scale))?;
@@ -114,6 +130,5 @@ fn sdpa(cx: &mut Cx<'_>, args: &Args<'_>) -> OpResult<Vec<Val>> {
     let sum = broadcast_back(b, sum, &[last], &score_shape)?;
     let p = b.divide(ex, sum)?;
     // out[..., L, Ev] = p @ v
-    let vr = support::rank(b, v)?;
-    one(dot(b, p, v, batched(n, r - 1, vr - 2))?)
+    one(dot(b, p, v, batched(n, r - 1, r - 2))?)
 }

@@ -567,6 +567,22 @@ fn safe_softmax_zeroes_fully_masked_rows() {
     assert_f32(got, &[1, 2], &[f32::NAN, f32::NAN]);
 }
 
+#[test]
+fn attention_broadcasts_one_key_value_head_over_the_query_heads() {
+    // Two query heads of size 1 against one key/value head of two positions (multi-query
+    // attention without `enable_gqa`). Head 0: scores [0, 0], weights [1/2, 1/2]; head 1:
+    // scores [0, ln 3], weights [1/4, 3/4].
+    let got = run(
+        "scaled_dot_product_attention.default",
+        vec![
+            ("query", f32s(&[1, 2, 1, 1], &[0.0, 1.0])),
+            ("key", f32s(&[1, 1, 2, 1], &[0.0, 3f32.ln()])),
+            ("value", f32s(&[1, 1, 2, 1], &[4.0, 8.0])),
+        ],
+    );
+    assert_f32(got, &[1, 2, 1, 1], &[6.0, 7.0]);
+}
+
 fn boolean(v: bool) -> In {
     In::Arg(Argument::AsBool(v))
 }
