@@ -4,10 +4,10 @@
 //! and compile cost about the same at every size; `run` holds one copy of the weights (the
 //! mapped archive, handed to XLA:CPU in place).
 //!
-//! XLA:CPU itself, while it executes a dot whose right-hand side contracts on its last
-//! dimension (every `Linear`: `x @ W.T`), holds a transposed copy of that one weight. This
-//! program is a single weight matrix, so its `run` peaks near 2x; a model of many weights peaks
-//! near 1x plus its largest weight.
+//! This program is essentially one weight matrix, and its `run` peaks near 2x: a second copy
+//! of that matrix is alive during execution. Where it comes from is not established (the
+//! executable reports no temporaries, and jaxlib's XLA:CPU runs the same `x @ W.T` without a
+//! copy), so the 1.2x goal is not met here.
 //!
 //!     cargo bench -p tpuc-benches --bench scale [-- --sizes 0.1,1,4]
 //!
