@@ -40,6 +40,7 @@ const GELU: &str = "tpuc.gelu";
 const SWIGLU: &str = "tpuc.swiglu";
 const ROTARY: &str = "tpuc.rotary_embedding";
 const SILU: &str = "tpuc.silu";
+const SOFTMAX: &str = "odml.softmax";
 
 const EXPECTED: &[Expected] = &[
     Expected {
@@ -76,6 +77,44 @@ const EXPECTED: &[Expected] = &[
         fixture: "dyn_batch",
         composites: &[(LAYER_NORM, 1)],
     },
+    Expected {
+        fixture: "t5",
+        composites: &[(ATTENTION, 3), (RMS_NORM, 7), (GELU, 2)],
+    },
+    Expected {
+        fixture: "bart",
+        composites: &[(ATTENTION, 3), (LAYER_NORM, 7), (GELU, 2)],
+    },
+    Expected {
+        fixture: "falcon",
+        composites: &[(ATTENTION, 1), (LAYER_NORM, 2), (ROTARY, 2), (GELU, 1)],
+    },
+    Expected {
+        fixture: "clip",
+        composites: &[(ATTENTION, 2), (LAYER_NORM, 7)],
+    },
+    Expected {
+        fixture: "siglip",
+        composites: &[(ATTENTION, 3), (LAYER_NORM, 7), (GELU, 3)],
+    },
+    Expected {
+        fixture: "wav2vec2",
+        composites: &[(ATTENTION, 1), (LAYER_NORM, 5), (GELU, 5)],
+    },
+    Expected {
+        fixture: "llama_int8",
+        composites: &[(ATTENTION, 1), (RMS_NORM, 3), (ROTARY, 2), (SWIGLU, 1)],
+    },
+    // Not read as attention yet: BLOOM's ALiBi scores (`baddbmm` of the bias) and Gemma 2's
+    // soft-capped ones (`tanh(s / cap) * cap` before the softmax); their softmax is fused.
+    Expected {
+        fixture: "bloom",
+        composites: &[(SOFTMAX, 1), (LAYER_NORM, 4)],
+    },
+    Expected {
+        fixture: "gemma2",
+        composites: &[(SOFTMAX, 2), (RMS_NORM, 9), (ROTARY, 4), (GELU, 2)],
+    },
 ];
 
 fn fused() -> String {
@@ -104,7 +143,18 @@ fn every_fixture_gets_its_composites_in_both_dialects() {
 #[test]
 fn fixtures_without_these_patterns_get_no_composites() {
     for fixture in [
-        "mlp", "cnn", "resnet", "misc", "stateful", "cond", "dyn_conv",
+        "mlp",
+        "cnn",
+        "resnet",
+        "misc",
+        "stateful",
+        "cond",
+        "dyn_conv",
+        "densenet",
+        "shufflenet",
+        "unet",
+        "windows",
+        "log_of_input",
     ] {
         for variant in ["pt2", "core.pt2"] {
             let file = format!("{fixture}.{variant}");
