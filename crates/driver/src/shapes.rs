@@ -102,26 +102,18 @@ fn parse_size(text: &str) -> Result<i64, String> {
 /// name order, each symbol's sizes ascending. Axis names become the symbol they are.
 /// The archive is opened only when a name is an input's axis.
 pub fn specialisations(model: &Path, dims: &[DimSizes]) -> Result<Vec<BTreeMap<String, i64>>> {
-    let archive = if dims.iter().any(|d| matches!(d.name, DimName::Axis { .. })) {
-        if crate::mlir::is_mlir(model) {
-            return Err(shape_error(
-                format!(
-                    "{} is StableHLO text: its dimensions have no input names",
-                    model.display()
-                ),
-                Some("name dimensions of a .pt2 archive as INPUT.AXIS".to_owned()),
-            ));
-        }
-        Some(Archive::open(model)?)
-    } else {
-        None
-    };
+    let mut archive: Option<Archive> = None;
     let mut by_symbol: BTreeMap<String, (String, Vec<i64>)> = BTreeMap::new();
     for dim in dims {
-        let symbol = match (&dim.name, &archive) {
-            (DimName::Symbol(symbol), _) => symbol.clone(),
-            (DimName::Axis { input, axis }, Some(archive)) => symbol_of(archive, input, *axis)?,
-            (DimName::Axis { .. }, None) => unreachable!("opened above"),
+        let symbol = match &dim.name {
+            DimName::Symbol(symbol) => symbol.clone(),
+            DimName::Axis { input, axis } => {
+                let archive = match &mut archive {
+                    Some(archive) => archive,
+                    empty => empty.insert(open_for_axes(model)?),
+                };
+                symbol_of(archive, input, *axis)?
+            }
         };
         let named = dim.name.to_string();
         if let Some((first, _)) = by_symbol.get(&symbol) {
@@ -149,6 +141,20 @@ pub fn specialisations(model: &Path, dims: &[DimSizes]) -> Result<Vec<BTreeMap<S
                 })
                 .collect()
         }))
+}
+
+/// The archive whose inputs' axes name dimensions; StableHLO text has no input names.
+fn open_for_axes(model: &Path) -> Result<Archive> {
+    if crate::mlir::is_mlir(model) {
+        return Err(shape_error(
+            format!(
+                "{} is StableHLO text: its dimensions have no input names",
+                model.display()
+            ),
+            Some("name dimensions of a .pt2 archive as INPUT.AXIS".to_owned()),
+        ));
+    }
+    Ok(Archive::open(model)?)
 }
 
 /// The symbol axis `axis` of user input `input` (its name or position) is.
