@@ -102,6 +102,15 @@ const EXPECTED: &[Expected] = &[
         composites: &[(ATTENTION, 1), (LAYER_NORM, 5), (GELU, 5)],
     },
     Expected {
+        fixture: "llama_bf16",
+        // The core program computes the SiLU in float32 between two converts.
+        composites: &[(ATTENTION, 1), (RMS_NORM, 3), (ROTARY, 2), (SWIGLU, 1)],
+    },
+    Expected {
+        fixture: "llama_f16",
+        composites: &[(ATTENTION, 1), (RMS_NORM, 3), (ROTARY, 2), (SWIGLU, 1)],
+    },
+    Expected {
         fixture: "llama_int8",
         composites: &[(ATTENTION, 1), (RMS_NORM, 3), (ROTARY, 2), (SWIGLU, 1)],
     },

@@ -124,6 +124,20 @@ fn silu_of(t: &mut Taker<'_>, value: Value) -> Option<Value> {
     None
 }
 
+/// `convert(silu(convert(x)))` back to `x`'s type: a SiLU computed in a wider type (torch's
+/// half-precision `silu` decomposition); `x`.
+fn upcast_silu_of(t: &mut Taker<'_>, value: Value) -> Option<Value> {
+    let mut attempt = t.fork();
+    let wide = attempt.convert(value)?;
+    let widened = silu_of(&mut attempt, wide)?;
+    let x = attempt.convert(widened)?;
+    if attempt.f.value_type(x) != attempt.f.value_type(value) {
+        return None;
+    }
+    *t = attempt;
+    Some(x)
+}
+
 pub fn silu(f: &Function, root: OpId) -> Option<Match> {
     let mut t = Taker::new(f);
     let out = *f.op(root).results.first()?;
@@ -144,7 +158,8 @@ pub fn swiglu(f: &Function, root: OpId) -> Option<Match> {
     for (gated, up) in Taker::new(f).both_orders(out, BinaryOp::Multiply)? {
         let mut t = Taker::new(f);
         t.binary(out, BinaryOp::Multiply)?;
-        if let Some(gate) = silu_of(&mut t, gated) {
+        let gate = silu_of(&mut t, gated).or_else(|| upcast_silu_of(&mut t, gated));
+        if let Some(gate) = gate {
             return Some(Match {
                 name: names::SWIGLU,
                 attributes: NamedAttrs::new(),
