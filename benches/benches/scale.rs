@@ -4,10 +4,9 @@
 //! and compile cost about the same at every size; `run` holds one copy of the weights (the
 //! mapped archive, handed to XLA:CPU in place).
 //!
-//! This program is essentially one weight matrix, and its `run` peaks near 2x: a second copy
-//! of that matrix is alive during execution. Where it comes from is not established (the
-//! executable reports no temporaries, and jaxlib's XLA:CPU runs the same `x @ W.T` without a
-//! copy), so the 1.2x goal is not met here.
+//! This program is essentially one weight matrix whose width is not a multiple of 64, the case
+//! where XLA:CPU's YNNPACK dot fusion would repack it on every execution (and `run` peak at 2x);
+//! tpuc's compiles turn that fusion off.
 //!
 //!     cargo bench -p tpuc-benches --bench scale [-- --sizes 0.1,1,4]
 //!

@@ -56,7 +56,7 @@ pub use element_type::{ElementType, HostElement};
 pub use error::{ApiVersion, Error, ErrorCode, Result};
 pub use executable::{Executable, LoadedExecutable};
 pub use locate::{PluginKind, locate, plugin_dir};
-pub use options::{CompileOptions, Program};
+pub use options::{CompileOptions, OptionValue, Program};
 pub use plugin::{Plugin, Value};
 pub use quiet::show_plugin_logs;
 pub use report::{CostAnalysis, ExecutableReport, MemoryStats};

@@ -47,13 +47,27 @@ pub struct CompileOptions {
     /// `[computation][replica]` device ids.
     device_assignment: Option<Vec<Vec<i64>>>,
     /// XLA debug options by name (`env_option_overrides`), applied over the plugin's defaults.
-    overrides: BTreeMap<String, bool>,
+    overrides: BTreeMap<String, OptionValue>,
+}
+
+/// The value of an XLA debug option override.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum OptionValue {
+    Bool(bool),
+    /// A string, parsed as XLA parses the option's flag (a list option takes a comma-separated
+    /// list; an empty string is the empty list).
+    Text(String),
 }
 
 /// Overrides every compile carries: StableHLO's semantics where an XLA backend departs from
 /// them by default. XLA:CPU's fast `minimum`/`maximum` drop NaN; the spec propagates it (and
 /// so does torch, whose max-pool tpuc lowers to a plain windowed `maximum`).
 const SPEC_SEMANTICS: &[(&str, bool)] = &[("xla_cpu_enable_fast_min_max", false)];
+
+/// Overrides that keep XLA:CPU from copying arguments handed to it in place: its YNNPACK dot
+/// fusions repack a dot's operand into a new buffer on every execution (unless its shape
+/// happens to suit YNNPACK), which holds a second copy of a model's weights while it runs.
+const IN_PLACE_ARGUMENTS: &[(&str, &str)] = &[("xla_cpu_experimental_ynn_fusion_type", "")];
 
 impl Default for CompileOptions {
     fn default() -> Self {
@@ -65,7 +79,12 @@ impl Default for CompileOptions {
             device_assignment: None,
             overrides: SPEC_SEMANTICS
                 .iter()
-                .map(|&(name, value)| (name.to_owned(), value))
+                .map(|&(name, value)| (name.to_owned(), OptionValue::Bool(value)))
+                .chain(
+                    IN_PLACE_ARGUMENTS.iter().map(|&(name, value)| {
+                        (name.to_owned(), OptionValue::Text(value.to_owned()))
+                    }),
+                )
                 .collect(),
         }
     }
@@ -115,7 +134,7 @@ impl CompileOptions {
     }
 
     /// Sets an XLA debug option by name for this compile (`xla_cpu_enable_fast_min_max`, ...).
-    pub fn option(mut self, name: &str, value: bool) -> Self {
+    pub fn option(mut self, name: &str, value: OptionValue) -> Self {
         self.overrides.insert(name.to_owned(), value);
         self
     }
@@ -146,9 +165,16 @@ impl CompileOptions {
             env_option_overrides: self
                 .overrides
                 .iter()
-                .map(|(name, &value)| {
-                    let value = proto::OptionOverride {
-                        bool_field: Some(value),
+                .map(|(name, value)| {
+                    let value = match value {
+                        OptionValue::Bool(value) => proto::OptionOverride {
+                            bool_field: Some(*value),
+                            ..Default::default()
+                        },
+                        OptionValue::Text(value) => proto::OptionOverride {
+                            string_field: Some(value.clone()),
+                            ..Default::default()
+                        },
                     };
                     (name.clone(), value)
                 })
@@ -169,9 +195,12 @@ mod proto {
         pub env_option_overrides: std::collections::BTreeMap<String, OptionOverride>,
     }
 
-    /// `xla.OptionOverrideProto`, of which tpuc sets the boolean case of the `value` oneof.
+    /// `xla.OptionOverrideProto`, of which tpuc sets the string or the boolean case of the
+    /// `value` oneof.
     #[derive(Clone, PartialEq, prost::Message)]
     pub struct OptionOverride {
+        #[prost(string, optional, tag = "1")]
+        pub string_field: Option<String>,
         #[prost(bool, optional, tag = "2")]
         pub bool_field: Option<bool>,
     }
@@ -212,13 +241,20 @@ mod tests {
     use super::*;
 
     #[test]
-    fn default_options_are_one_replica_one_partition_and_nan_propagating_min_max() {
+    fn default_options_are_one_replica_one_partition_spec_semantics_and_no_repacking() {
         let mut expected = vec![0x1a, 0x04, 0x20, 0x01, 0x28, 0x01];
-        // field 7 (map entry) { key = "xla_cpu_enable_fast_min_max", value = { field 2 = false } }
-        let key = b"xla_cpu_enable_fast_min_max";
-        expected.extend([0x3a, (2 + key.len() + 4) as u8, 0x0a, key.len() as u8]);
-        expected.extend(key);
-        expected.extend([0x12, 0x02, 0x10, 0x00]);
+        // field 7 (map entries, in key order) { key, value = { field 2 = false } } and
+        // { key, value = { field 1 = "" } }
+        for (key, value) in [
+            (&b"xla_cpu_enable_fast_min_max"[..], &[0x10, 0x00][..]),
+            (&b"xla_cpu_experimental_ynn_fusion_type"[..], &[0x0a, 0x00][..]),
+        ] {
+            expected.extend([0x3a, (2 + key.len() + 2 + value.len()) as u8]);
+            expected.extend([0x0a, key.len() as u8]);
+            expected.extend(key);
+            expected.extend([0x12, value.len() as u8]);
+            expected.extend(value);
+        }
         assert_eq!(CompileOptions::new().encode(), expected);
     }
 
