@@ -372,6 +372,14 @@ fn shapes() -> Function {
                     ElementType::F32,
                 )),
             );
+            b.one(
+                OpKind::RealDynamicSlice,
+                &[a[0], pads, pads, pads],
+                Type::Tensor(TensorType::new(
+                    vec![Dim::Dynamic, Dim::Dynamic],
+                    ElementType::F32,
+                )),
+            );
             vec![t]
         },
     )

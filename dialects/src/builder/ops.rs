@@ -820,6 +820,23 @@ impl<F: BorrowMut<Function>> Builder<F> {
         )
     }
 
+    /// `operand[start:limit:strides]` with the bounds as rank-1 integer tensors.
+    pub fn real_dynamic_slice(
+        &mut self,
+        operand: Value,
+        start: Value,
+        limit: Value,
+        strides: Value,
+        result: TensorType,
+    ) -> Result<Value> {
+        self.op1(
+            OpKind::RealDynamicSlice,
+            &[operand, start, limit, strides],
+            Vec::new(),
+            Some(vec![result.into()]),
+        )
+    }
+
     pub fn dynamic_gather(
         &mut self,
         operand: Value,

@@ -272,6 +272,7 @@ fn infer(sig: &OpSig<'_>) -> InferResult<Vec<Type>> {
         OpKind::DynamicIota { dimension } => shape::dynamic_iota(*dimension, ops, sig.declared),
         OpKind::GetDimensionSize { dimension } => shape::get_dimension_size(*dimension, ops),
         OpKind::DynamicPad => shape::dynamic_pad(ops, sig.declared),
+        OpKind::RealDynamicSlice => shape::real_dynamic_slice(ops, sig.declared),
         OpKind::Return | OpKind::RegionReturn => Ok(Vec::new()),
         OpKind::ShardingConstraint(sharding) => {
             count(ops, 1)?;

@@ -282,3 +282,32 @@ pub(super) fn dynamic_pad(operands: &[Type], declared: Option<&[Type]>) -> Infer
     }
     Ok(vec![Type::Tensor(result.clone())])
 }
+
+pub(super) fn real_dynamic_slice(
+    operands: &[Type],
+    declared: Option<&[Type]>,
+) -> InferResult<Vec<Type>> {
+    count(operands, 4)?;
+    let operand = tensor(&operands[0], "operand")?;
+    let result = declared_tensor(declared)?;
+    if result.rank() != operand.rank() || result.element != operand.element {
+        return Err(format!(
+            "result {result} must have the operand's rank and element type ({operand})"
+        ));
+    }
+    let index_types: Vec<_> = operands[1..]
+        .iter()
+        .map(|ty| tensor(ty, "index operand").map(|t| t.element))
+        .collect::<InferResult<_>>()?;
+    if index_types.windows(2).any(|pair| pair[0] != pair[1]) {
+        return Err("start_indices, limit_indices and strides must have one element type".into());
+    }
+    for (ty, what) in operands[1..].iter().zip([
+        attr_name::START_INDICES,
+        attr_name::LIMIT_INDICES,
+        attr_name::STRIDES,
+    ]) {
+        check_shape_operand(ty, operand.rank(), what)?;
+    }
+    Ok(vec![Type::Tensor(result.clone())])
+}

@@ -182,6 +182,8 @@ define_ops! {
         } => "stablehlo.get_dimension_size";
         /// (operand, padding_value, edge_padding_low, edge_padding_high, interior_padding)
         DynamicPad => "stablehlo.dynamic_pad";
+        /// (operand, start_indices, limit_indices, strides)
+        RealDynamicSlice => "stablehlo.real_dynamic_slice";
         /// (operand, start_indices, slice_sizes)
         DynamicGather {
             dims: GatherDims = DIMENSION_NUMBERS as gather_dims,

@@ -145,7 +145,8 @@ impl Printer<'_> {
             | OpKind::Reshape
             | OpKind::DynamicReshape
             | OpKind::DynamicUpdateSlice
-            | OpKind::DynamicPad => format!("{name} {args}{attrs} : {}", sig.functional()),
+            | OpKind::DynamicPad
+            | OpKind::RealDynamicSlice => format!("{name} {args}{attrs} : {}", sig.functional()),
             OpKind::Constant(data) => {
                 let Some(ty) = sig.results.first().and_then(Type::as_tensor) else {
                     return false;

@@ -92,6 +92,26 @@ pub fn cases() -> Vec<Case> {
             },
         ),
         case(
+            "real_dynamic_slice",
+            vec![f32s(
+                &[2, 5],
+                &[0.0, 1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0, 9.0],
+            )],
+            vec![exact(f32s(&[1, 2], &[6.0, 8.0]))],
+            |b, a| {
+                let start = shape(b, &[1, 1])?;
+                let limit = shape(b, &[2, 5])?;
+                let strides = shape(b, &[1, 2])?;
+                Ok(vec![b.real_dynamic_slice(
+                    a[0],
+                    start,
+                    limit,
+                    strides,
+                    f32_type(&[1, 2]),
+                )?])
+            },
+        ),
+        case(
             "dynamic_gather",
             vec![
                 f32s(&[3, 2], &[0.0, 1.0, 2.0, 3.0, 4.0, 5.0]),
