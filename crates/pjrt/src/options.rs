@@ -247,7 +247,10 @@ mod tests {
         // { key, value = { field 1 = "" } }
         for (key, value) in [
             (&b"xla_cpu_enable_fast_min_max"[..], &[0x10, 0x00][..]),
-            (&b"xla_cpu_experimental_ynn_fusion_type"[..], &[0x0a, 0x00][..]),
+            (
+                &b"xla_cpu_experimental_ynn_fusion_type"[..],
+                &[0x0a, 0x00][..],
+            ),
         ] {
             expected.extend([0x3a, (2 + key.len() + 2 + value.len()) as u8]);
             expected.extend([0x0a, key.len() as u8]);
