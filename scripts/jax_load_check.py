@@ -6,7 +6,7 @@ Compiles testdata/models/gpt2.pt2 for XLA:CPU with tpuc, exports the cache entry
 `tpuc cache export KEY --for jax`, deserializes it with jaxlib's CPU client, binds the weights
 from the archive (as the entry's manifest names them) and the example input, runs it and
 compares the logits with PyTorch's eager output (testdata/models/gpt2.out0.npy). Needs the
-pinned jax/jaxlib of testdata/jax/requirements.txt; scripts/jax-load-check makes the venv.
+pinned jax/jaxlib of testdata/jax/requirements.txt; scripts/jax-checks makes the venv.
 """
 
 import argparse

@@ -27,6 +27,11 @@ pub struct Args {
     /// With --shard: how to print the sharding report on stderr.
     #[arg(long, value_enum, default_value_t = Format::Text)]
     format: Format,
+    /// Keep the symbolic dimensions as `?`: one module for every size, shapes computed with
+    /// StableHLO's dynamic ops, for a consumer to refine (JAX's shape refinement). `--dim`
+    /// still fixes a symbol. The module is not fused.
+    #[arg(long, conflicts_with_all = ["fuse", "kernels", "shard", "debug", "input_shapes"])]
+    dynamic: bool,
     #[command(flatten)]
     lowering: LoweringArgs,
 }
@@ -194,7 +199,11 @@ pub fn run(args: &Args) -> Result<()> {
     let text = match emit {
         Emit::Fx => tpuc_driver::emit(&args.model, emit, &options)?,
         stablehlo => {
-            let lowered = tpuc_driver::lower(&args.model, &options)?;
+            let lowered = if args.dynamic {
+                tpuc_driver::lower_dynamic(&args.model, &options)?
+            } else {
+                tpuc_driver::lower(&args.model, &options)?
+            };
             args.lowering.passes.print_report(&lowered.program.passes);
             if let Some(report) = &lowered.program.sharding {
                 print_shard_report(report, args.format)?;

@@ -38,7 +38,7 @@ pub use emit::{Emit, fx_graph};
 pub use error::{DriverError, InputMismatch, MlirParseError, NonFinite, Result};
 pub use files::{write_all_atomically, write_atomically};
 pub use jax_envelope::jax_envelope;
-pub use lower::{Lowered, emit, lower};
+pub use lower::{Lowered, emit, lower, lower_dynamic};
 pub use run::{Input, Prepared, RunOutput, output_path, prepare, run};
 pub use runtime::{Executable, Runtime};
 pub use shapes::{DimName, DimSizes, axis_names, parse_shape, smallest_bucket, specialisations};

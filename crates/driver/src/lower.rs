@@ -22,6 +22,14 @@ pub fn lower(model: &Path, options: &LowerOptions) -> Result<Lowered> {
     Ok(Lowered { archive, program })
 }
 
+/// Opens the archive at `model` and lowers its program with its symbolic dimensions kept
+/// dynamic (`tpuc lower --dynamic`; see [`tpuc_lower::lower_dynamic`]).
+pub fn lower_dynamic(model: &Path, options: &LowerOptions) -> Result<Lowered> {
+    let archive = Archive::open(model)?;
+    let program = tpuc_lower::lower_dynamic(&archive, options)?;
+    Ok(Lowered { archive, program })
+}
+
 impl Lowered {
     /// The module as StableHLO text; [`Emit::Fx`] gives the archive's FX graph.
     pub fn text(&self, emit: Emit) -> String {

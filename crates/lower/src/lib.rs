@@ -7,7 +7,8 @@
 //! reductions) live in [`support`], type promotion in [`promote`].
 //!
 //! Symbolic dimensions are specialised per compile ([`LowerOptions::dims`],
-//! [`LowerOptions::input_shapes`], else the example's hints), so `main` has static shapes.
+//! [`LowerOptions::input_shapes`], else the example's hints), so `main` has static shapes;
+//! [`lower_dynamic`] keeps them, from lowerings at several sizes.
 //!
 //! Adding an op: add `aten("<signature from native_functions.yaml>", lower_fn)` to the `OPS`
 //! table of its family in `ops/` (a new family module also goes into `ops::FAMILIES`). The
@@ -26,6 +27,7 @@ mod bindings;
 mod cx;
 mod docs;
 mod dtype;
+mod dynamic;
 mod env;
 mod error;
 mod lowering;
@@ -101,6 +103,17 @@ pub fn torch_dtype(element: tpuc_ir::ElementType) -> Option<tpuc_pt2::DType> {
 /// Lowers the archive's program to a StableHLO module with a public `main`.
 pub fn lower(archive: &tpuc_pt2::Archive, options: &LowerOptions) -> Result<Lowered, LowerError> {
     lowering::lower(archive, options)
+}
+
+/// Lowers the archive's program keeping its symbolic dimensions (`tpuc lower --dynamic`):
+/// `main` takes and returns `?` dimensions, computes shapes with StableHLO's dynamic ops, and
+/// serves every size a consumer refines it to (JAX's shape refinement). Symbols in
+/// `options.dims` stay fixed. The module is not fused; see [`dynamic`] for what it handles.
+pub fn lower_dynamic(
+    archive: &tpuc_pt2::Archive,
+    options: &LowerOptions,
+) -> Result<Lowered, LowerError> {
+    dynamic::lower(archive, options)
 }
 
 /// How many ranks run the archive's program: `None` when it has no collectives, which makes

@@ -221,3 +221,20 @@ pub(crate) fn specialize(archive: &Archive, options: &LowerOptions) -> Result<Sy
     }
     Ok(symbols)
 }
+
+/// The symbols that are the size of some tensor dimension of the program, with the range each
+/// was exported for (`None`: unbounded on that side).
+pub(crate) fn free_symbols(archive: &Archive) -> BTreeMap<String, (Option<i64>, Option<i64>)> {
+    let mut hints = BTreeMap::new();
+    collect_hints(archive.graph(), &mut hints);
+    let constraints = archive.range_constraints();
+    hints
+        .into_keys()
+        .map(|name| {
+            let range = constraints
+                .get(&name)
+                .map_or((None, None), |c| (c.min_val, c.max_val));
+            (name, range)
+        })
+        .collect()
+}
