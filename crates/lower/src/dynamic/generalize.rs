@@ -916,3 +916,102 @@ impl ScalarExpr {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use tpuc_ir::{FunctionBuilder, OpKind, Visibility};
+
+    fn samples(values: &[i64]) -> Samples {
+        Samples {
+            symbols: vec!["s".to_owned()],
+            points: values
+                .iter()
+                .map(|&v| [("s".to_owned(), v)].into())
+                .collect(),
+        }
+    }
+
+    fn ranges() -> Ranges {
+        [("s".to_owned(), (Some(2), Some(64)))].into()
+    }
+
+    /// `main(x: f32[s]) -> f32[2, s]`: `x` broadcast, then `x[:limit(s)]` broadcast too.
+    fn lowered_at(s: u64, limit: impl Fn(u64) -> u64) -> Function {
+        let mut b = FunctionBuilder::new("main", Visibility::Public);
+        let x = b.arg(TensorType::of(&[s], ElementType::F32));
+        let wide = b.broadcast_in_dim(x, &[1], [2, s]).unwrap();
+        let head = b.slice(x, &[0], &[limit(s) as i64], &[1]).unwrap();
+        let head = b.broadcast_in_dim(head, &[1], [2, limit(s)]).unwrap();
+        b.ret(&[wide, head]).unwrap();
+        b.finish().unwrap()
+    }
+
+    fn generalized(limit: impl Fn(u64) -> u64) -> Refused<Function> {
+        let functions: Vec<Function> = [13, 17, 19].map(|s| lowered_at(s, &limit)).into();
+        let refs: Vec<&Function> = functions.iter().collect();
+        generalize(&samples(&[13, 17, 19]), &ranges(), &refs)
+    }
+
+    #[test]
+    fn affine_sizes_become_dynamic_ops_fed_by_the_symbol() {
+        let function = generalized(|s| s - 1).unwrap();
+        tpuc_ir::verify_function(&function).unwrap();
+        let kinds: Vec<&str> = function
+            .walk()
+            .into_iter()
+            .map(|op| function.op(op).kind.name())
+            .collect();
+        for kind in [
+            "stablehlo.get_dimension_size",
+            "stablehlo.dynamic_broadcast_in_dim",
+            "stablehlo.real_dynamic_slice",
+            "stablehlo.custom_call",
+        ] {
+            assert!(kinds.contains(&kind), "no {kind} in {kinds:?}");
+        }
+        assert!(!kinds.contains(&"stablehlo.broadcast_in_dim"), "{kinds:?}");
+        let results: Vec<String> = function
+            .result_types
+            .iter()
+            .map(|t| t.to_string())
+            .collect();
+        assert_eq!(results, ["tensor<2x?xf32>", "tensor<2x?xf32>"]);
+        let assertions = function
+            .walk()
+            .into_iter()
+            .filter(|&op| matches!(function.op(op).kind, OpKind::CustomCall { .. }))
+            .count();
+        assert_eq!(assertions, 2, "one per bound of `s`");
+    }
+
+    #[test]
+    fn a_size_that_is_not_affine_is_refused_naming_the_op() {
+        let refusal = generalized(|s| s / 2).unwrap_err();
+        assert!(
+            refusal.message.contains("`stablehlo.slice`")
+                && refusal
+                    .message
+                    .contains("not an affine function of s (sizes [6, 8, 9])"),
+            "{}",
+            refusal.message
+        );
+        assert!(refusal.help.unwrap().contains("--dim"));
+    }
+
+    #[test]
+    fn lowerings_with_different_ops_are_refused() {
+        let mut functions: Vec<Function> = [13, 17].map(|s| lowered_at(s, |s| s - 1)).into();
+        let mut b = FunctionBuilder::new("main", Visibility::Public);
+        let x = b.arg(TensorType::of(&[19], ElementType::F32));
+        b.ret(&[x]).unwrap();
+        functions.push(b.finish().unwrap());
+        let refs: Vec<&Function> = functions.iter().collect();
+        let refusal = generalize(&samples(&[13, 17, 19]), &ranges(), &refs).unwrap_err();
+        assert!(
+            refusal.message.contains("structure depends"),
+            "{}",
+            refusal.message
+        );
+    }
+}
