@@ -21,23 +21,40 @@ import numpy as np
 
 from jax_load_check import ATOL, REPO, RTOL, weights
 
-MODELS = ["dyn_batch", "dyn_batch.core", "dyn_seq", "dyn_seq.core", "dyn_conv", "dyn_conv.core"]
-# A size outside the range torch exported `dyn_seq` for (`Dim("seq", min=2, max=128)`): the
-# module's shape assertions must stop its refinement.
-OUT_OF_RANGE = ("dyn_seq", np.zeros((2, 129), dtype=np.int64), (2, 129, 64), "s27 <= 128")
-
+MODELS = [
+    f"{model}{variant}"
+    for model in ("dyn_batch", "dyn_seq", "dyn_conv", "dyn_tokens")
+    for variant in ("", ".core")
+]
+# Inputs refinement must refuse, and how it says so: a size outside the range torch exported
+# `dyn_seq` for (`Dim("seq", min=2, max=128)`), stopped by the module's shape assertion; a
+# padding mask shorter than the tokens it pads, which the refinement of the first op combining
+# them reports before it reaches the module's assertion for it.
+REFUSALS = {
+    "dyn_seq": ([np.zeros((2, 129), np.int64)], [(2, 129, 64)], "s27 <= 128"),
+    "dyn_tokens": (
+        [np.zeros((2, 8), np.int64), np.ones((2, 7), np.int64)],
+        [(2, 16), (2, 16)],
+        "(7) is not compatible with size of result dimension 3 (8)",
+    ),
+}
 
 def input_sets(fixture):
-    """(inputs, expected output) of every input set of the fixture: set 0, then set1, set2, ...
+    """(inputs, expected outputs) of every input set of the fixture: set 0, then set1, set2, ...
     (both dialects' archives share them)."""
     models = REPO / "testdata/models"
     fixture = fixture.removesuffix(".core")
-    sets = [(models / f"{fixture}.in0.npy", models / f"{fixture}.out0.npy")]
-    k = 1
-    while (models / f"{fixture}.set{k}.in0.npy").exists():
-        sets.append((models / f"{fixture}.set{k}.in0.npy", models / f"{fixture}.set{k}.out0.npy"))
-        k += 1
-    return [([np.load(i)], np.load(o)) for i, o in sets]
+
+    def arrays(prefix, kind):
+        found = []
+        while (models / f"{prefix}.{kind}{len(found)}.npy").exists():
+            found.append(np.load(models / f"{prefix}.{kind}{len(found)}.npy"))
+        return found
+
+    prefixes = [fixture]
+    while (models / f"{fixture}.set{len(prefixes)}.in0.npy").exists():
+        prefixes.append(f"{fixture}.set{len(prefixes)}")
+    return [(arrays(p, "in"), arrays(p, "out")) for p in prefixes]
 
 
 def refined(text, static_inputs, static_outputs):
@@ -119,35 +136,37 @@ def main():
         for inputs, expected in input_sets(fixture):
             values = [by_name[n] for n in names[: len(names) - len(inputs)]] + inputs
             bytecode, refined_text = refined(
-                text, [v.shape for v in values], [expected.shape]
+                text, [v.shape for v in values], [e.shape for e in expected]
             )
             if "?" in refined_text.split("func.func private @dynamic_main")[0]:
                 sys.exit(f"{fixture}: shape refinement left a dynamic dimension")
             executable = backend.compile_and_load(bytecode, [device])
             results = executable.execute([jax.device_put(v, device) for v in values])
-            got = np.asarray(results[0])
-            error = float(np.max(np.abs(got - expected)))
-            if got.shape != expected.shape or not np.allclose(got, expected, atol=ATOL, rtol=RTOL):
-                sys.exit(
-                    f"{fixture} at input shape {inputs[0].shape}: refined module differs from "
-                    f"eager (max abs error {error})"
-                )
-            print(f"{fixture}: refined to input {list(inputs[0].shape)}, "
-                  f"output {list(got.shape)}, max abs error vs eager {error:.3g}")
-        if fixture == OUT_OF_RANGE[0]:
-            _, tokens, out_shape, expected_message = OUT_OF_RANGE
-            values = [by_name[n] for n in names[:-1]] + [tokens]
+            shapes = [list(i.shape) for i in inputs]
+            for index, (result, want) in enumerate(zip(results, expected)):
+                got = np.asarray(result)
+                error = float(np.max(np.abs(got - want)))
+                if got.shape != want.shape or not np.allclose(got, want, atol=ATOL, rtol=RTOL):
+                    sys.exit(
+                        f"{fixture} at input shapes {shapes}: output {index} of the refined "
+                        f"module differs from eager (max abs error {error})"
+                    )
+                print(f"{fixture}: refined to inputs {shapes}, output {index} "
+                      f"{list(got.shape)}, max abs error vs eager {error:.3g}")
+        if fixture in REFUSALS:
+            inputs, out_shapes, expected_message = REFUSALS[fixture]
+            values = [by_name[n] for n in names[: len(names) - len(inputs)]] + inputs
+            shapes = [list(i.shape) for i in inputs]
             try:
-                refined(text, [v.shape for v in values], [out_shape])
+                refined(text, [v.shape for v in values], out_shapes)
             except ValueError as e:
                 message = str(e.__cause__ or e)
                 if expected_message not in message:
-                    sys.exit(f"{fixture}: refinement of an out-of-range size failed without the "
-                             f"range in its message: {message}")
-                print(f"{fixture}: refinement refuses input {list(tokens.shape)}: {expected_message}")
+                    sys.exit(f"{fixture}: refining inputs {shapes} failed, but not with "
+                             f"`{expected_message}`: {message}")
+                print(f"{fixture}: refinement refuses inputs {shapes}: {expected_message}")
             else:
-                sys.exit(f"{fixture}: refinement accepted input {list(tokens.shape)}, out of range")
-
+                sys.exit(f"{fixture}: refinement accepted inputs {shapes}")
 
 if __name__ == "__main__":
     main()

@@ -1713,5 +1713,50 @@ CASES.update(
 )
 
 
+
+class DynTokens(nn.Module):
+    """Token ids and a padding mask, both [batch, seq], with both dimensions symbolic: causal
+    attention that also masks padding, a mean over the sequence (1/seq), a masked mean and
+    the sequence length used as a number."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.embed = nn.Embedding(64, 16)
+        self.qkv = nn.Linear(16, 48)
+        self.out = nn.Linear(16, 16)
+
+    def forward(self, input_ids: torch.Tensor, attention_mask: torch.Tensor) -> tuple[torch.Tensor, ...]:
+        batch, seq = input_ids.shape
+        h = self.embed(input_ids)
+        q, k, v = self.qkv(h).view(batch, seq, 3, 2, 8).permute(2, 0, 3, 1, 4)
+        position = torch.arange(seq, device=input_ids.device)
+        causal = position[None, :] <= position[:, None]
+        keep = causal[None, None] & attention_mask.bool()[:, None, None, :]
+        a = F.scaled_dot_product_attention(q, k, v, attn_mask=keep)
+        h = h + self.out(a.transpose(1, 2).reshape(batch, seq, 16))
+        mask = attention_mask.to(h.dtype)[..., None]
+        pooled = (h * mask).sum(1) / mask.sum(1).clamp(min=1.0)
+        return h.mean(dim=1) + seq, pooled
+
+
+def case_dyn_tokens(gen: torch.Generator) -> Case:
+    batch = Dim("batch", min=1, max=16)
+    seq = Dim("seq", min=2, max=64)
+    sets = []
+    for b, t in ((2, 8), (3, 5), (1, 12)):
+        ids = torch.randint(0, 64, (b, t), generator=gen)
+        mask = torch.ones(b, t, dtype=torch.int64)
+        mask[0, t - 2 :] = 0
+        sets.append((ids, mask))
+    return Case(
+        DynTokens(),
+        sets,
+        tolerance=dict(DEEP_F32_TOL),
+        dynamic_shapes={"input_ids": {0: batch, 1: seq}, "attention_mask": {0: batch, 1: seq}},
+    )
+
+
+CASES["dyn_tokens"] = case_dyn_tokens
+
 if __name__ == "__main__":
     sys.exit(main())

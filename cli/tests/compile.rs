@@ -19,6 +19,7 @@ const EXPECTED: &[&str] = &[
     "dyn_batch",
     "dyn_conv",
     "dyn_seq",
+    "dyn_tokens",
     "gpt2",
     "llama",
     "misc",

@@ -110,6 +110,8 @@ fixtures! {
     dyn_seq_core => "dyn_seq.core.pt2",
     dyn_conv => "dyn_conv.pt2",
     dyn_conv_core => "dyn_conv.core.pt2",
+    dyn_tokens => "dyn_tokens.pt2",
+    dyn_tokens_core => "dyn_tokens.core.pt2",
     gpt2 => "gpt2.pt2",
     gpt2_core => "gpt2.core.pt2",
     bert => "bert.pt2",

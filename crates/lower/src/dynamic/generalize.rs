@@ -1,11 +1,11 @@
 //! One dynamic `main` from static lowerings of the same program at different symbol values.
 //!
 //! The lowerings must have the same ops in the same order; each size, slice bound, padding or
-//! constant that differs between them must be an affine function of the symbols (a constant
-//! may also be the reciprocal of one). The first lowering is rewritten in place: such
-//! dimensions become `?`, the symbols are read from `main`'s arguments with
-//! `get_dimension_size`, and every op whose static attributes or result type fix a size
-//! becomes its dynamic form (`dynamic_broadcast_in_dim`, `dynamic_reshape`, `dynamic_iota`,
+//! constant that differs between them must be a sum of products of the symbols with integer
+//! coefficients (a constant may also be the reciprocal of one). The first lowering is
+//! rewritten in place: such dimensions become `?`, the symbols are read from `main`'s
+//! arguments with `get_dimension_size`, and every op whose static attributes or result type
+//! fix a size becomes its dynamic form (`dynamic_broadcast_in_dim`, `dynamic_reshape`, `dynamic_iota`,
 //! `real_dynamic_slice`, `dynamic_pad`, `dynamic_gather`) fed by shapes computed from them.
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
@@ -16,7 +16,7 @@ use tpuc_ir::{
     OpId, OpKind, TensorType, Type, Value,
 };
 
-use super::affine::{Affine, FloatForm, Samples};
+use super::size_expr::{FloatForm, Samples, SizeExpr};
 
 /// Why the lowerings could not be generalised.
 #[derive(Debug)]
@@ -43,30 +43,30 @@ fn refuse(message: String) -> Refusal {
     }
 }
 
-/// A dimension of a generalised type: static, or an affine function of the symbols.
-type DimExpr = Option<Affine>;
+/// A dimension of a generalised type: static, or a function of the symbols.
+type DimExpr = Option<SizeExpr>;
 
 /// How an op's attributes depend on the symbols.
 enum Attributes {
     Constant(ScalarExpr),
     Slice {
-        start: Vec<Affine>,
-        limit: Vec<Affine>,
+        start: Vec<SizeExpr>,
+        limit: Vec<SizeExpr>,
         strides: Vec<i64>,
     },
     Pad {
-        low: Vec<Affine>,
-        high: Vec<Affine>,
-        interior: Vec<Affine>,
+        low: Vec<SizeExpr>,
+        high: Vec<SizeExpr>,
+        interior: Vec<SizeExpr>,
     },
     Gather {
-        slice_sizes: Vec<Affine>,
+        slice_sizes: Vec<SizeExpr>,
     },
 }
 
 /// The value of a splat constant that depends on the symbols.
 enum ScalarExpr {
-    Integer(Affine),
+    Integer(SizeExpr),
     Float(FloatForm),
 }
 
@@ -234,14 +234,14 @@ fn dim_exprs(
                 .iter()
                 .map(|t| t.shape[axis].as_static().unwrap_or(0) as i64)
                 .collect();
-            let affine = samples.fit(&sizes).ok_or_else(|| {
+            let size = samples.fit(&sizes).ok_or_else(|| {
                 refuse(format!(
-                    "dimension {axis} of {} is not an affine function of {} (sizes {sizes:?})",
+                    "dimension {axis} of {} is not a sum of products of {} with integer coefficients (sizes {sizes:?})",
                     what(),
                     symbol_list(samples)
                 ))
             })?;
-            Ok((!affine.is_constant()).then_some(affine))
+            Ok((!size.is_constant()).then_some(size))
         })
         .collect::<Refused<Vec<_>>>()
         .map(Some)
@@ -249,7 +249,7 @@ fn dim_exprs(
 
 /// How the attributes of one op, given per lowering, depend on the symbols.
 fn attributes_of(samples: &Samples, kinds: &[&OpKind], result: &Type) -> Option<Attributes> {
-    let fit_each = |lists: Vec<&Vec<i64>>| -> Option<Vec<Affine>> {
+    let fit_each = |lists: Vec<&Vec<i64>>| -> Option<Vec<SizeExpr>> {
         (0..lists[0].len())
             .map(|i| samples.fit(&lists.iter().map(|l| l[i]).collect::<Vec<_>>()))
             .collect()
@@ -372,7 +372,7 @@ struct Rewriter<'f> {
     /// body needs, at the top of `main`).
     prologue: InsertPoint,
     /// Each symbol-dependent size, as a `tensor<i32>` and as a `tensor<1xi32>`.
-    sizes: HashMap<Affine, (Value, Value)>,
+    sizes: HashMap<SizeExpr, (Value, Value)>,
 }
 
 /// An axis of one of `main`'s arguments: (argument index, axis).
@@ -400,10 +400,10 @@ impl<'f> Rewriter<'f> {
             sizes: HashMap::new(),
         };
         let (symbols, sources) = rewriter.read_symbols(ranges)?;
-        for affine in rewriter.needed_sizes() {
-            let scalar = rewriter.compute(&affine, &symbols)?;
+        for size in rewriter.needed_sizes() {
+            let scalar = rewriter.compute(&size, &symbols)?;
             let single = rewriter.prologue_op(|b| b.reshape(scalar, [1]))?;
-            rewriter.sizes.insert(affine, (scalar, single));
+            rewriter.sizes.insert(size, (scalar, single));
         }
         rewriter.check_arguments(&sources)?;
         Ok(rewriter)
@@ -420,19 +420,13 @@ impl<'f> Rewriter<'f> {
         for (name, &(min, max)) in ranges {
             let args = self.function.args().to_vec();
             let source = args.iter().enumerate().find_map(|(index, arg)| {
-                let axis =
-                    self.dims.get(arg)?.iter().position(|d| {
-                        d.as_ref().and_then(Affine::as_symbol) == Some(name.as_str())
-                    })?;
+                let axis = self.dims.get(arg)?.iter().position(|d| {
+                    d.as_ref().and_then(SizeExpr::as_symbol) == Some(name.as_str())
+                })?;
                 Some((index, axis))
             });
             let Some((index, axis)) = source else {
-                let used = self
-                    .dims
-                    .values()
-                    .flatten()
-                    .flatten()
-                    .any(|d| d.terms.contains_key(name));
+                let used = self.dims.values().flatten().flatten().any(|d| d.uses(name));
                 if used {
                     return Err(refuse(format!(
                         "symbol `{name}` is not the size of any axis of an input, so the module could not read it"
@@ -559,11 +553,11 @@ impl<'f> Rewriter<'f> {
     }
 
     /// Every symbol-dependent size a type or an attribute of the body needs, in order.
-    fn needed_sizes(&self) -> BTreeSet<Affine> {
-        let mut needed: BTreeSet<Affine> =
+    fn needed_sizes(&self) -> BTreeSet<SizeExpr> {
+        let mut needed: BTreeSet<SizeExpr> =
             self.dims.values().flatten().flatten().cloned().collect();
         for attributes in self.attributes.values() {
-            let lists: Vec<&Vec<Affine>> = match attributes {
+            let lists: Vec<&Vec<SizeExpr>> = match attributes {
                 Attributes::Slice { start, limit, .. } => vec![start, limit],
                 Attributes::Pad {
                     low,
@@ -572,7 +566,7 @@ impl<'f> Rewriter<'f> {
                 } => vec![low, high, interior],
                 Attributes::Gather { slice_sizes } => vec![slice_sizes],
                 Attributes::Constant(expr) => {
-                    needed.insert(expr.affine().clone());
+                    needed.insert(expr.size().clone());
                     Vec::new()
                 }
             };
@@ -582,29 +576,35 @@ impl<'f> Rewriter<'f> {
         needed
     }
 
-    /// `affine` as a `tensor<i32>`, in the prologue.
-    fn compute(&mut self, affine: &Affine, symbols: &BTreeMap<String, Value>) -> Refused<Value> {
+    /// `size` as a `tensor<i32>`, in the prologue.
+    fn compute(&mut self, size: &SizeExpr, symbols: &BTreeMap<String, Value>) -> Refused<Value> {
         let mut total: Option<Value> = None;
-        for (name, &coefficient) in &affine.terms {
-            let symbol = *symbols
-                .get(name)
-                .ok_or_else(|| refuse(format!("symbol `{name}` could not be read")))?;
-            let term = if coefficient == 1 {
-                symbol
-            } else {
+        for (product, &coefficient) in &size.terms {
+            let mut term: Option<Value> = None;
+            for name in product {
+                let symbol = *symbols
+                    .get(name)
+                    .ok_or_else(|| refuse(format!("symbol `{name}` could not be read")))?;
+                term = Some(match term {
+                    Some(t) => self.prologue_op(|b| b.binary(BinaryOp::Multiply, t, symbol))?,
+                    None => symbol,
+                });
+            }
+            let mut term = term.expect("a product of at least one symbol");
+            if coefficient != 1 {
                 let c = self.i32_constant(coefficient)?;
-                self.prologue_op(|b| b.binary(BinaryOp::Multiply, symbol, c))?
-            };
+                term = self.prologue_op(|b| b.binary(BinaryOp::Multiply, term, c))?;
+            }
             total = Some(match total {
                 Some(sum) => self.prologue_op(|b| b.binary(BinaryOp::Add, sum, term))?,
                 None => term,
             });
         }
         let total = total.expect("only symbol-dependent sizes are computed");
-        if affine.constant == 0 {
+        if size.constant == 0 {
             return Ok(total);
         }
-        let c = self.i32_constant(affine.constant)?;
+        let c = self.i32_constant(size.constant)?;
         self.prologue_op(|b| b.binary(BinaryOp::Add, total, c))
     }
 
@@ -706,7 +706,8 @@ impl<'f> Rewriter<'f> {
             ) => {
                 let start = self.vector(op, &start)?;
                 let limit = self.vector(op, &limit)?;
-                let strides: Vec<Affine> = strides.iter().map(|&s| Affine::constant(s)).collect();
+                let strides: Vec<SizeExpr> =
+                    strides.iter().map(|&s| SizeExpr::constant(s)).collect();
                 let strides = self.vector(op, &strides)?;
                 let ty = self.result_tensor(operation.results[0]);
                 Some(self.builder(op).real_dynamic_slice(
@@ -832,14 +833,14 @@ impl<'f> Rewriter<'f> {
         expr: &ScalarExpr,
         element: ElementType,
     ) -> Refused<Value> {
-        let affine = expr.affine();
-        let known = self.sizes.get(affine).map(|&(scalar, _)| scalar);
+        let size = expr.size();
+        let known = self.sizes.get(size).map(|&(scalar, _)| scalar);
         let mut b = self.builder(op);
         let size = match known {
             Some(scalar) => scalar,
             None => b.constant(
                 TensorType::scalar(ElementType::I32),
-                DenseElements::splat_i64(ElementType::I32, affine.constant),
+                DenseElements::splat_i64(ElementType::I32, size.constant),
             )?,
         };
         let value = if element == ElementType::I32 {
@@ -859,13 +860,13 @@ impl<'f> Rewriter<'f> {
 
     /// The entries as a `tensor<Nxi32>`: runs of static entries as constants, the others
     /// from the prologue.
-    fn vector(&mut self, op: OpId, entries: &[Affine]) -> Refused<Value> {
+    fn vector(&mut self, op: OpId, entries: &[SizeExpr]) -> Refused<Value> {
         let mut parts = Vec::new();
         let mut run: Vec<i64> = Vec::new();
         for entry in entries.iter().map(Some).chain([None]) {
             match entry {
-                Some(affine) if affine.is_constant() => {
-                    run.push(affine.constant);
+                Some(size) if size.is_constant() => {
+                    run.push(size.constant);
                     continue;
                 }
                 _ if !run.is_empty() || (parts.is_empty() && entry.is_none()) => {
@@ -876,8 +877,8 @@ impl<'f> Rewriter<'f> {
                 }
                 _ => {}
             }
-            if let Some(affine) = entry {
-                parts.push(self.sizes[affine].1);
+            if let Some(size) = entry {
+                parts.push(self.sizes[size].1);
             }
         }
         match parts.as_slice() {
@@ -892,14 +893,14 @@ impl<'f> Rewriter<'f> {
             unreachable!("only tensors have shapes");
         };
         let exprs = self.dims.get(&value);
-        let entries: Vec<Affine> = tensor
+        let entries: Vec<SizeExpr> = tensor
             .shape
             .iter()
             .enumerate()
             .map(|(axis, d)| {
                 exprs
                     .and_then(|e| e[axis].clone())
-                    .unwrap_or_else(|| Affine::constant(d.as_static().unwrap_or(0) as i64))
+                    .unwrap_or_else(|| SizeExpr::constant(d.as_static().unwrap_or(0) as i64))
             })
             .collect();
         self.vector(op, &entries)
@@ -907,12 +908,10 @@ impl<'f> Rewriter<'f> {
 }
 
 impl ScalarExpr {
-    fn affine(&self) -> &Affine {
+    fn size(&self) -> &SizeExpr {
         match self {
-            ScalarExpr::Integer(affine)
-            | ScalarExpr::Float(FloatForm::Affine(affine) | FloatForm::Reciprocal(affine)) => {
-                affine
-            }
+            ScalarExpr::Integer(size)
+            | ScalarExpr::Float(FloatForm::Size(size) | FloatForm::Reciprocal(size)) => size,
         }
     }
 }
@@ -923,13 +922,7 @@ mod tests {
     use tpuc_ir::{FunctionBuilder, OpKind, Visibility};
 
     fn samples(values: &[i64]) -> Samples {
-        Samples {
-            symbols: vec!["s".to_owned()],
-            points: values
-                .iter()
-                .map(|&v| [("s".to_owned(), v)].into())
-                .collect(),
-        }
+        Samples::new(&[("s".to_owned(), values.to_vec())].into())
     }
 
     fn ranges() -> Ranges {
@@ -954,7 +947,7 @@ mod tests {
     }
 
     #[test]
-    fn affine_sizes_become_dynamic_ops_fed_by_the_symbol() {
+    fn symbolic_sizes_become_dynamic_ops_fed_by_the_symbol() {
         let function = generalized(|s| s - 1).unwrap();
         tpuc_ir::verify_function(&function).unwrap();
         let kinds: Vec<&str> = function
@@ -986,13 +979,13 @@ mod tests {
     }
 
     #[test]
-    fn a_size_that_is_not_affine_is_refused_naming_the_op() {
+    fn a_size_that_is_no_polynomial_of_the_symbol_is_refused_naming_the_op() {
         let refusal = generalized(|s| s / 2).unwrap_err();
         assert!(
             refusal.message.contains("`stablehlo.slice`")
-                && refusal
-                    .message
-                    .contains("not an affine function of s (sizes [6, 8, 9])"),
+                && refusal.message.contains(
+                    "not a sum of products of s with integer coefficients (sizes [6, 8, 9])"
+                ),
             "{}",
             refusal.message
         );

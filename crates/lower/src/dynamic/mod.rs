@@ -1,25 +1,22 @@
 //! `--dynamic`: one module with `?` dimensions that serves every value of the program's
 //! symbols. The program is lowered at a few symbol values, and the lowerings are generalised
-//! into one ([`generalize`]): whatever changes with a symbol must be an affine function of it.
+//! into one ([`generalize`]): whatever changes with the symbols must be a sum of products of
+//! them with integer coefficients ([`size_expr`]).
 
-mod affine;
 mod generalize;
+mod size_expr;
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 
 use tpuc_pt2::Archive;
 
 use crate::error::LowerError;
 use crate::specialize::free_symbols;
 use crate::{LowerOptions, Lowered};
-use affine::{Point, Samples};
+use size_expr::Samples;
 
-/// Sizes tried for a symbol, in order: primes, so that a symbolic size rarely equals a
-/// static one (which could let a pass simplify one lowering and not another).
-const CANDIDATES: [i64; 12] = [13, 17, 19, 23, 29, 31, 37, 41, 43, 47, 53, 59];
-
-/// Lowers the archive's program with its symbols kept dynamic (those `options.dims` or
-/// `options.input_shapes` do not fix). The module is unfused and unsharded; its argument and
+/// Lowers the archive's program with its symbols kept dynamic (those `options.dims` does not
+/// fix). The module is unfused and unsharded; its argument and
 /// result bindings give the shapes of the first lowering, and `dims` is empty.
 pub(crate) fn lower(archive: &Archive, options: &LowerOptions) -> Result<Lowered, LowerError> {
     let refused = [
@@ -95,27 +92,27 @@ fn without_fusion(pipeline: &str) -> String {
     kept.join(",")
 }
 
-/// A base point, one point per symbol moving it alone, and a check point moving them all.
+/// The most symbols kept dynamic: the program is lowered `2^n + 1` times.
+const MAX_SYMBOLS: usize = 4;
+
+/// Two or three sizes per symbol, and the points of [`Samples::new`] for them.
 fn sample_points(
     symbols: &BTreeMap<String, (Option<i64>, Option<i64>)>,
 ) -> Result<Samples, LowerError> {
+    if symbols.len() > MAX_SYMBOLS {
+        return Err(LowerError::Shape {
+            message: format!(
+                "--dynamic keeps at most {MAX_SYMBOLS} symbols dynamic (each doubles the lowerings it compares); the program has {}",
+                symbols.len()
+            ),
+            help: Some("fix the others with `--dim NAME=N`".to_owned()),
+        });
+    }
+    let mut taken = BTreeSet::new();
     let mut chosen: BTreeMap<&str, Vec<i64>> = BTreeMap::new();
     for (name, &(min, max)) in symbols {
         let (low, high) = (min.unwrap_or(0).max(2), max.unwrap_or(i64::MAX));
-        let mut values: Vec<i64> = CANDIDATES
-            .iter()
-            .copied()
-            .filter(|v| (low..=high).contains(v))
-            .take(3)
-            .collect();
-        // A narrow range: its own values, largest first (1 and 0 let passes simplify).
-        let mut extra = high.min(low + 64);
-        while values.len() < 3 && extra >= low {
-            if !values.contains(&extra) {
-                values.push(extra);
-            }
-            extra -= 1;
-        }
+        let values = sizes_in(low, high, &mut taken);
         if values.len() < 2 {
             return Err(LowerError::Shape {
                 message: format!(
@@ -126,22 +123,66 @@ fn sample_points(
         }
         chosen.insert(name, values);
     }
-    let base: Point = chosen.iter().map(|(n, v)| (n.to_string(), v[0])).collect();
-    let mut points = vec![base.clone()];
-    for (name, values) in &chosen {
-        let mut moved = base.clone();
-        moved.insert(name.to_string(), values[1]);
-        points.push(moved);
+    Ok(Samples::new(
+        &chosen
+            .into_iter()
+            .map(|(name, sizes)| (name.to_owned(), sizes))
+            .collect(),
+    ))
+}
+
+/// Three sizes in `[low, high]` that no other symbol takes: primes from 11 up first, so that
+/// a symbolic size rarely equals a static one or another symbol's (either could let a pass
+/// simplify one lowering and not another), then smaller primes, then any size but 0 and 1.
+fn sizes_in(low: i64, high: i64, taken: &mut BTreeSet<i64>) -> Vec<i64> {
+    let primes = (low.max(11)..=high.min(low.max(11) + 400)).filter(|&v| is_prime(v));
+    let small = (2..11).rev().filter(|&v| is_prime(v));
+    let any = (low..=high.min(low + 64)).rev();
+    let mut values: Vec<i64> = Vec::new();
+    for v in primes.chain(small).chain(any) {
+        if values.len() < 3
+            && (low..=high).contains(&v)
+            && !taken.contains(&v)
+            && !values.contains(&v)
+        {
+            values.push(v);
+        }
     }
-    let check: Point = chosen
-        .iter()
-        .map(|(n, v)| (n.to_string(), *v.last().expect("two values at least")))
-        .collect();
-    if chosen.len() > 1 || chosen.values().all(|v| v.len() > 2) {
-        points.push(check);
+    taken.extend(&values);
+    values
+}
+
+fn is_prime(n: i64) -> bool {
+    n >= 2 && (2..).take_while(|d| d * d <= n).all(|d| n % d != 0)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn symbols_take_distinct_primes_inside_their_ranges() {
+        let symbols = [
+            ("a".to_owned(), (Some(1), Some(16))),
+            ("b".to_owned(), (Some(2), Some(64))),
+            ("c".to_owned(), (Some(2), Some(3))),
+        ]
+        .into();
+        let samples = sample_points(&symbols).unwrap();
+        let at = |k: usize| -> Vec<i64> { samples.points[k].values().copied().collect() };
+        assert_eq!(samples.symbols, ["a", "b", "c"]);
+        assert_eq!(at(0), [11, 17, 3], "the base");
+        assert_eq!(at(1), [13, 17, 3], "a moved");
+        assert_eq!(at(2), [11, 19, 3], "b moved");
+        assert_eq!(at(3), [13, 19, 3], "a and b moved");
+        assert_eq!(at(4), [11, 17, 2], "c moved");
+        assert_eq!(
+            at(8),
+            [7, 23, 2],
+            "the check: every symbol at its last size"
+        );
+        assert_eq!(samples.points.len(), 9);
+        let narrow = [("d".to_owned(), (Some(4), Some(4)))].into();
+        assert!(sample_points(&narrow).is_err());
     }
-    Ok(Samples {
-        symbols: chosen.keys().map(|n| n.to_string()).collect(),
-        points,
-    })
 }
