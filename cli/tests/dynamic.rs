@@ -5,17 +5,7 @@
 
 mod support;
 
-use support::uncached;
-
-fn stdout_of(args: &[&str]) -> String {
-    let out = uncached(args);
-    assert!(
-        out.status.success(),
-        "tpuc {args:?} failed: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8(out.stdout).unwrap()
-}
+use support::{stdout_of, uncached};
 
 #[test]
 fn dynamic_batch_module_reads_checks_and_uses_its_symbol() {

@@ -6,17 +6,7 @@ mod support;
 use std::collections::BTreeMap;
 
 use serde_json::{Value, json};
-use support::{repo_root, uncached as tpuc};
-
-fn stdout_of(args: &[&str]) -> String {
-    let out = tpuc(args);
-    assert!(
-        out.status.success(),
-        "tpuc {args:?} failed:\n{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8(out.stdout).unwrap()
-}
+use support::{repo_root, stdout_of, uncached as tpuc};
 
 fn manifest() -> Value {
     let text = std::fs::read_to_string(repo_root().join("testdata/manifest.json")).unwrap();

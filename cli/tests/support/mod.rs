@@ -48,6 +48,17 @@ pub fn uncached(args: &[&str]) -> Output {
         .expect("tpuc runs")
 }
 
+/// The standard output of `tpuc ARGS` from the repository root, which must succeed.
+pub fn stdout_of(args: &[&str]) -> String {
+    let out = uncached(args);
+    assert!(
+        out.status.success(),
+        "tpuc {args:?} failed:\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout).unwrap()
+}
+
 pub fn tpuc(cache: &Path, args: &[&str]) -> Output {
     command(cache, args).output().expect("tpuc runs")
 }

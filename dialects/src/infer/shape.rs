@@ -268,11 +268,7 @@ pub(super) fn dynamic_pad(operands: &[Type], declared: Option<&[Type]>) -> Infer
             operand.element
         ));
     }
-    if result.rank() != operand.rank() || result.element != operand.element {
-        return Err(format!(
-            "result {result} must have the operand's rank and element type ({operand})"
-        ));
-    }
+    same_rank_and_element(operand, result)?;
     for (ty, what) in operands[2..].iter().zip([
         attr_name::EDGE_PADDING_LOW,
         attr_name::EDGE_PADDING_HIGH,
@@ -290,11 +286,7 @@ pub(super) fn real_dynamic_slice(
     count(operands, 4)?;
     let operand = tensor(&operands[0], "operand")?;
     let result = declared_tensor(declared)?;
-    if result.rank() != operand.rank() || result.element != operand.element {
-        return Err(format!(
-            "result {result} must have the operand's rank and element type ({operand})"
-        ));
-    }
+    same_rank_and_element(operand, result)?;
     let index_types: Vec<_> = operands[1..]
         .iter()
         .map(|ty| tensor(ty, "index operand").map(|t| t.element))
@@ -310,4 +302,14 @@ pub(super) fn real_dynamic_slice(
         check_shape_operand(ty, operand.rank(), what)?;
     }
     Ok(vec![Type::Tensor(result.clone())])
+}
+
+/// A result of the operand's rank and element type, with any sizes.
+fn same_rank_and_element(operand: &TensorType, result: &TensorType) -> InferResult<()> {
+    if result.rank() != operand.rank() || result.element != operand.element {
+        return Err(format!(
+            "result {result} must have the operand's rank and element type ({operand})"
+        ));
+    }
+    Ok(())
 }
