@@ -116,20 +116,20 @@ fn a_kernel_serves_a_bias_or_soft_cap_only_when_it_declares_it() {
         (
             SOFT_CAPPED,
             2,
-            causal().with("logit_softcap", f32_attr(30.0)),
+            causal().with("attn_logits_soft_cap", f32_attr(30.0)),
             true,
         ),
         (SOFT_CAPPED, 2, causal(), false),
         (
             SOFT_CAPPED,
             2,
-            causal().with("logit_softcap", f32_attr(50.0)),
+            causal().with("attn_logits_soft_cap", f32_attr(50.0)),
             false,
         ),
         (
             SOFT_CAPPED,
             1,
-            causal().with("logit_softcap", f32_attr(30.0)),
+            causal().with("attn_logits_soft_cap", f32_attr(30.0)),
             false,
         ),
         (

@@ -187,7 +187,7 @@ fn extended_attention(kv_heads: i64, bias: bool, softcap: Option<f64>) -> NamedA
         .with("softmax_f32", Attribute::Bool(false))
         .with("bias", Attribute::Bool(bias));
     match softcap {
-        Some(cap) => attributes.with("logit_softcap", float(cap)),
+        Some(cap) => attributes.with("attn_logits_soft_cap", float(cap)),
         None => attributes,
     }
 }

@@ -275,12 +275,12 @@ fn attention_with(f: &Function, out: Value, p_is_lhs: bool) -> Option<Match> {
         .with("softmax_f32", Attribute::Bool(widened));
     // Version 2 adds the bias operand and the soft cap; an attention with neither stays at
     // version 1, which every consumer of version 1 reads as before.
-    let extended = logits.bias.is_some() || logits.softcap.is_some();
+    let extended = logits.bias.is_some() || logits.soft_cap.is_some();
     if extended {
         attributes = attributes.with("bias", Attribute::Bool(logits.bias.is_some()));
     }
-    if let Some(cap) = logits.softcap {
-        attributes = attributes.with("logit_softcap", f32_attr(cap));
+    if let Some(cap) = logits.soft_cap {
+        attributes = attributes.with("attn_logits_soft_cap", f32_attr(cap));
     }
     Some(Match {
         name: names::ATTENTION,

@@ -23,7 +23,7 @@ pub struct Logits {
     /// The multiplier of the product (1.0 when absent).
     pub scale: f64,
     /// The cap `c` of `tanh(s / c) · c`.
-    pub softcap: Option<f64>,
+    pub soft_cap: Option<f64>,
     pub bias: Option<Bias>,
 }
 
@@ -33,7 +33,7 @@ pub fn read(t: &mut Taker<'_>, scores: Value) -> Logits {
         Some((s, bias)) => (s, Some(bias)),
         None => (scores, None),
     };
-    let (scores, softcap) = match soft_capped(t, scores) {
+    let (scores, soft_cap) = match soft_capped(t, scores) {
         Some((s, cap)) => (s, Some(cap)),
         None => (scores, None),
     };
@@ -41,7 +41,7 @@ pub fn read(t: &mut Taker<'_>, scores: Value) -> Logits {
     Logits {
         product,
         scale,
-        softcap,
+        soft_cap,
         bias,
     }
 }

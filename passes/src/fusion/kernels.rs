@@ -141,7 +141,7 @@ fn needs_declaring(composite: &str, attribute: &str, value: &Attribute) -> bool 
     composite == super::names::ATTENTION
         && match attribute {
             "bias" => *value != Attribute::Bool(false),
-            "logit_softcap" => true,
+            "attn_logits_soft_cap" => true,
             _ => false,
         }
 }

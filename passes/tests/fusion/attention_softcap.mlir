@@ -1,7 +1,7 @@
 // RUN: fuse,dce
 // Soft-capped attention as Gemma 2's eager attention writes it in bf16: the scaled scores
 // capped by `tanh(s / 50) · 50` (here `50 · tanh(s / 50)`), an additive mask, the softmax
-// upcast to f32. Version 2: bias = false, logit_softcap = 50.0; the mask is the fourth
+// upcast to f32. Version 2: bias = false, attn_logits_soft_cap = 50.0; the mask is the fourth
 // operand.
 module {
   func.func public @main(%q: tensor<1x2x4x8xbf16>, %k: tensor<1x2x4x8xbf16>, %v: tensor<1x2x4x8xbf16>, %mask: tensor<1x2x4x4xbf16>) -> tensor<1x2x4x8xbf16> {
@@ -30,7 +30,7 @@ module {
 }
 // CHECK: module {
 // CHECK:   func.func public @main(%arg0: tensor<1x2x4x8xbf16>, %arg1: tensor<1x2x4x8xbf16>, %arg2: tensor<1x2x4x8xbf16>, %arg3: tensor<1x2x4x4xbf16>) -> tensor<1x2x4x8xbf16> {
-// CHECK:     %0 = stablehlo.composite "tpuc.scaled_dot_product_attention" %arg0, %arg1, %arg2, %arg3 {composite_attributes = {scale = 3.5351563e-01 : f32, causal = false, heads = 2 : i64, kv_heads = 2 : i64, softmax_f32 = true, bias = false, logit_softcap = 5.000000e+01 : f32}, decomposition = @tpuc_scaled_dot_product_attention_0, version = 2 : i32} : (tensor<1x2x4x8xbf16>, tensor<1x2x4x8xbf16>, tensor<1x2x4x8xbf16>, tensor<1x2x4x4xbf16>) -> tensor<1x2x4x8xbf16>
+// CHECK:     %0 = stablehlo.composite "tpuc.scaled_dot_product_attention" %arg0, %arg1, %arg2, %arg3 {composite_attributes = {scale = 3.5351563e-01 : f32, causal = false, heads = 2 : i64, kv_heads = 2 : i64, softmax_f32 = true, bias = false, attn_logits_soft_cap = 5.000000e+01 : f32}, decomposition = @tpuc_scaled_dot_product_attention_0, version = 2 : i32} : (tensor<1x2x4x8xbf16>, tensor<1x2x4x8xbf16>, tensor<1x2x4x8xbf16>, tensor<1x2x4x4xbf16>) -> tensor<1x2x4x8xbf16>
 // CHECK:     return %0 : tensor<1x2x4x8xbf16>
 // CHECK:   }
 // CHECK:   func.func private @tpuc_scaled_dot_product_attention_0(%arg0: tensor<1x2x4x8xbf16>, %arg1: tensor<1x2x4x8xbf16>, %arg2: tensor<1x2x4x8xbf16>, %arg3: tensor<1x2x4x4xbf16>) -> tensor<1x2x4x8xbf16> {

@@ -1,6 +1,6 @@
 // RUN: fuse,dce
 // Soft-capped causal attention (`tanh(s / 30) · 30` under the causal mask): version 2,
-// bias = false, logit_softcap = 30.0, three operands. (At the shape of the shipped decoder
+// bias = false, attn_logits_soft_cap = 30.0, three operands. (At the shape of the shipped decoder
 // kernel, which passes/tests/kernel_declarations.rs shows does not serve it.)
 module {
   func.func public @main(%q: tensor<2x2x8x8xf32>, %k: tensor<2x2x8x8xf32>, %v: tensor<2x2x8x8xf32>) -> tensor<2x2x8x8xf32> {
@@ -32,7 +32,7 @@ module {
 }
 // CHECK: module {
 // CHECK:   func.func public @main(%arg0: tensor<2x2x8x8xf32>, %arg1: tensor<2x2x8x8xf32>, %arg2: tensor<2x2x8x8xf32>) -> tensor<2x2x8x8xf32> {
-// CHECK:     %0 = stablehlo.composite "tpuc.scaled_dot_product_attention" %arg0, %arg1, %arg2 {composite_attributes = {scale = 3.5355338e-01 : f32, causal = true, heads = 2 : i64, kv_heads = 2 : i64, softmax_f32 = false, bias = false, logit_softcap = 3.000000e+01 : f32}, decomposition = @tpuc_scaled_dot_product_attention_0, version = 2 : i32} : (tensor<2x2x8x8xf32>, tensor<2x2x8x8xf32>, tensor<2x2x8x8xf32>) -> tensor<2x2x8x8xf32>
+// CHECK:     %0 = stablehlo.composite "tpuc.scaled_dot_product_attention" %arg0, %arg1, %arg2 {composite_attributes = {scale = 3.5355338e-01 : f32, causal = true, heads = 2 : i64, kv_heads = 2 : i64, softmax_f32 = false, bias = false, attn_logits_soft_cap = 3.000000e+01 : f32}, decomposition = @tpuc_scaled_dot_product_attention_0, version = 2 : i32} : (tensor<2x2x8x8xf32>, tensor<2x2x8x8xf32>, tensor<2x2x8x8xf32>) -> tensor<2x2x8x8xf32>
 // CHECK:     return %0 : tensor<2x2x8x8xf32>
 // CHECK:   }
 // CHECK:   func.func private @tpuc_scaled_dot_product_attention_0(%arg0: tensor<2x2x8x8xf32>, %arg1: tensor<2x2x8x8xf32>, %arg2: tensor<2x2x8x8xf32>) -> tensor<2x2x8x8xf32> {
