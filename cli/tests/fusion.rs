@@ -8,7 +8,16 @@ use std::path::Path;
 
 use support::{compile, fixture, json, repo_root, tpuc, uncached, warnings};
 
-const FUSED_FIXTURES: &[&str] = &["decoder", "gpt2", "bert", "vit", "llama", "quant_bf16"];
+const FUSED_FIXTURES: &[&str] = &[
+    "decoder",
+    "gpt2",
+    "bert",
+    "vit",
+    "llama",
+    "quant_bf16",
+    "bloom",
+    "gemma2",
+];
 
 #[test]
 fn fused_fixtures_compile_for_tpu_kept_and_inlined() {

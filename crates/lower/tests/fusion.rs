@@ -5,6 +5,7 @@
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 
+use tpuc_ir::{Attribute, ElementType, NamedAttrs, OpKind};
 use tpuc_lower::{LowerOptions, lower};
 use tpuc_passes::{DEFAULT_PIPELINE, FUSE_PASSES, PassOptions};
 use tpuc_pt2::Archive;
@@ -40,7 +41,6 @@ const GELU: &str = "tpuc.gelu";
 const SWIGLU: &str = "tpuc.swiglu";
 const ROTARY: &str = "tpuc.rotary_embedding";
 const SILU: &str = "tpuc.silu";
-const SOFTMAX: &str = "odml.softmax";
 
 const EXPECTED: &[Expected] = &[
     Expected {
@@ -114,15 +114,15 @@ const EXPECTED: &[Expected] = &[
         fixture: "llama_int8",
         composites: &[(ATTENTION, 1), (RMS_NORM, 3), (ROTARY, 2), (SWIGLU, 1)],
     },
-    // Not read as attention yet: BLOOM's ALiBi scores (`baddbmm` of the bias) and Gemma 2's
-    // soft-capped ones (`tanh(s / cap) * cap` before the softmax); their softmax is fused.
     Expected {
         fixture: "bloom",
-        composites: &[(SOFTMAX, 1), (LAYER_NORM, 4)],
+        // ALiBi: the bias (`baddbmm` on a `[B·H, L, S]` view of the scores) is an operand.
+        composites: &[(ATTENTION, 1), (LAYER_NORM, 4)],
     },
     Expected {
         fixture: "gemma2",
-        composites: &[(SOFTMAX, 2), (RMS_NORM, 9), (ROTARY, 4), (GELU, 2)],
+        // Soft-capped logits (`tanh(s / 50) * 50` before the mask).
+        composites: &[(ATTENTION, 2), (RMS_NORM, 9), (ROTARY, 4), (GELU, 2)],
     },
 ];
 
@@ -147,6 +147,67 @@ fn every_fixture_gets_its_composites_in_both_dialects() {
         }
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+/// The attention composites of a module: attributes, version and operand count.
+fn attentions(module: &tpuc_ir::Module) -> Vec<(NamedAttrs, i32, usize)> {
+    let mut found = Vec::new();
+    for f in &module.functions {
+        for op in f.walk() {
+            if let OpKind::Composite {
+                name,
+                attributes,
+                version,
+                ..
+            } = &f.op(op).kind
+                && name == ATTENTION
+            {
+                found.push((attributes.clone(), *version, f.op(op).operands.len()));
+            }
+        }
+    }
+    found
+}
+
+/// The attributes of a version-2 attention over 4 heads of 8 (`scale` 1/sqrt(8) in f32).
+fn extended_attention(kv_heads: i64, bias: bool, softcap: Option<f64>) -> NamedAttrs {
+    let int = |value| Attribute::Int {
+        value,
+        ty: ElementType::I64,
+    };
+    let float = |value| Attribute::Float {
+        value,
+        ty: ElementType::F32,
+    };
+    let attributes = NamedAttrs::new()
+        .with("scale", float(f64::from((1.0 / 8f64.sqrt()) as f32)))
+        .with("causal", Attribute::Bool(false))
+        .with("heads", int(4))
+        .with("kv_heads", int(kv_heads))
+        .with("softmax_f32", Attribute::Bool(false))
+        .with("bias", Attribute::Bool(bias));
+    match softcap {
+        Some(cap) => attributes.with("attn_logits_soft_cap", float(cap)),
+        None => attributes,
+    }
+}
+
+#[test]
+fn biased_and_soft_capped_attention_carry_exact_attributes() {
+    // BLOOM: q, k, v, the ALiBi bias and its additive padding-and-causal mask. Gemma 2: q, k, v
+    // and its additive mask, logits capped at 50 (`attn_logit_softcapping`), 4 heads over 2.
+    let bloom = (extended_attention(4, true, None), 2, 5);
+    let gemma2 = (extended_attention(2, false, Some(50.0)), 2, 4);
+    for (fixture, expected) in [
+        ("bloom", vec![bloom]),
+        ("gemma2", vec![gemma2.clone(), gemma2]),
+    ] {
+        for variant in ["pt2", "core.pt2"] {
+            let file = format!("{fixture}.{variant}");
+            let module = lower_with(&file, &fused());
+            assert_eq!(attentions(&module), expected, "{file}");
+        }
+    }
 }
 
 #[test]

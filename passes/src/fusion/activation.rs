@@ -92,6 +92,7 @@ fn gelu(f: &Function, root: OpId, approximate: &str) -> Option<Match> {
     };
     Some(Match {
         name: names::GELU,
+        version: 1,
         attributes: NamedAttrs::new()
             .with("approximate", Attribute::String(approximate.to_owned())),
         ops: t.ops,
@@ -144,6 +145,7 @@ pub fn silu(f: &Function, root: OpId) -> Option<Match> {
     let x = silu_of(&mut t, out)?;
     Some(Match {
         name: names::SILU,
+        version: 1,
         attributes: NamedAttrs::new(),
         ops: t.ops,
         operands: vec![Operand::plain(x)],
@@ -162,6 +164,7 @@ pub fn swiglu(f: &Function, root: OpId) -> Option<Match> {
         if let Some(gate) = gate {
             return Some(Match {
                 name: names::SWIGLU,
+                version: 1,
                 attributes: NamedAttrs::new(),
                 ops: t.ops,
                 operands: vec![Operand::plain(gate), Operand::plain(up)],

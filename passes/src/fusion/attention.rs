@@ -1,7 +1,8 @@
-//! Scaled dot-product attention: `softmax(mask(q·kᵀ · scale)) · v` over up to two leading
-//! batch-like dimensions (`[B, H, S, D]`, `[H, S, D]` or `[B·H, S, D]`, or none), with an
-//! optional mask (attention_mask.rs), f32 softmax upcast and grouped-query keys and values (kv
-//! heads broadcast to the heads). Either operand of `p·v` may be the probabilities; reshapes
+//! Scaled dot-product attention: `softmax(mask(logits)) · v`, the logits `q·kᵀ · scale`
+//! possibly soft-capped and biased (attention_logits.rs), over up to two leading batch-like
+//! dimensions (`[B, H, S, D]`, `[H, S, D]` or `[B·H, S, D]`, or none), with an optional mask
+//! (attention_mask.rs), f32 softmax upcast and grouped-query keys and values (kv heads
+//! broadcast to the heads). Either operand of `p·v` may be the probabilities; reshapes
 //! that only add or drop leading size-1 dimensions (a batch of one squeezed out) are read
 //! through.
 //! The composite always takes `q [B, H, L, E]`, `k [B, KVH, S, E]`, `v [B, KVH, S, Ev]`:
@@ -12,6 +13,7 @@
 use tpuc_ir::{Attribute, BinaryOp, ComparisonDirection, DotDims, NamedAttrs, OpKind, Value};
 use tpuc_ir::{Function, OpId};
 
+use super::attention_logits::{self, Bias};
 use super::attention_mask::{self, Mask};
 use super::matcher::{Taker, element, f32_attr, i64_attr, rank, shape, splat_value};
 use super::names;
@@ -66,7 +68,7 @@ fn strip_leading_ones(shape: &[u64]) -> &[u64] {
 
 /// Skips (taking them) the reshapes defining `value` that only add or drop leading size-1
 /// dimensions: the value before them.
-fn through_leading_ones(t: &mut Taker<'_>, mut value: Value) -> Value {
+pub(super) fn through_leading_ones(t: &mut Taker<'_>, mut value: Value) -> Value {
     let f = t.f;
     while let Some(op) = f.defining_op(value).map(|op| f.op(op))
         && op.kind == OpKind::Reshape
@@ -79,41 +81,12 @@ fn through_leading_ones(t: &mut Taker<'_>, mut value: Value) -> Value {
     value
 }
 
-fn dot<'f>(t: &mut Taker<'f>, value: Value) -> Option<(Value, Value, DotDims)> {
+pub(super) fn dot<'f>(t: &mut Taker<'f>, value: Value) -> Option<(Value, Value, DotDims)> {
     let op = t.take(value, |k| matches!(k, OpKind::DotGeneral { .. }))?;
     let OpKind::DotGeneral { dims, .. } = &op.kind else {
         return None;
     };
     Some((op.operands[0], op.operands[1], dims.clone()))
-}
-
-/// `x · c`, `c · x` or `x / c` for a splat `c`: `x` and the multiplier (`1 / c` for a
-/// division).
-fn scaled(t: &mut Taker<'_>, value: Value) -> Option<(Value, f64)> {
-    if let Some(found) = t.with_splat(value, BinaryOp::Multiply) {
-        return Some(found);
-    }
-    let (x, c) = t.peek_binary(value, BinaryOp::Divide)?;
-    let c = splat_value(t.f, c).filter(|c| c.is_finite() && *c != 0.0)?;
-    if splat_value(t.f, x).is_some() {
-        return None;
-    }
-    t.binary(value, BinaryOp::Divide)?;
-    Some((x, 1.0 / c))
-}
-
-/// The scores before any mask: `q·kᵀ`, possibly scaled, possibly through leading-ones
-/// reshapes; the product's value and the scale.
-fn scaled_product(t: &mut Taker<'_>, scores: Value) -> (Value, f64) {
-    let scores = through_leading_ones(t, scores);
-    let (product, scale) = scaled(t, scores).unwrap_or((scores, 1.0));
-    (through_leading_ones(t, product), scale)
-}
-
-fn is_scaled_product(f: &Function, value: Value) -> bool {
-    let mut probe = Taker::new(f);
-    let (product, _) = scaled_product(&mut probe, value);
-    dot(&mut probe, product).is_some()
 }
 
 /// `reshape(broadcast_in_dim(kv))` repeating the head dimension `head_dim` of `kv` (grouped-
@@ -191,6 +164,17 @@ fn heads_of(f: &Function, value: Value, layout: &[i64]) -> Option<(u64, Option<i
     Some((shape(f, value)?[dim as usize], Some(dim)))
 }
 
+/// The bias as a composite operand: in the shape of the scores it is added to (reshaped out
+/// of the view it was added in), with size-1 batch dimensions prepended up to rank 4.
+fn bias_operand(f: &Function, bias: &Bias) -> Option<Operand> {
+    let operand = Operand::plain(bias.value);
+    let target = padded(bias.scores_shape.clone());
+    if shape(f, bias.value)? == target {
+        return Some(operand);
+    }
+    Some(operand.reshaped(target))
+}
+
 pub fn attention(f: &Function, root: OpId) -> Option<Match> {
     let out = *f.op(root).results.first()?;
     [true, false]
@@ -230,9 +214,10 @@ fn attention_with(f: &Function, out: Value, p_is_lhs: bool) -> Option<Match> {
         return None;
     }
     let scores = through_leading_ones(&mut t, scores);
-    let (scores, mask) = attention_mask::peel(&mut t, scores, |s| is_scaled_product(f, s))?;
-    let (qk, scale) = scaled_product(&mut t, scores);
-    let (q, k, qk_dims) = dot(&mut t, qk)?;
+    let (scores, mask) =
+        attention_mask::peel(&mut t, scores, |s| attention_logits::is_logits(f, s))?;
+    let logits = attention_logits::read(&mut t, scores);
+    let (q, k, qk_dims) = dot(&mut t, logits.product)?;
     let q_layout = layout(&qk_dims, true, rank(f, q)?)?;
     let k_layout = layout(&qk_dims, false, rank(f, k)?)?;
     let (heads, _) = heads_of(f, q, &q_layout)?;
@@ -264,6 +249,9 @@ fn attention_with(f: &Function, out: Value, p_is_lhs: bool) -> Option<Match> {
         canonical(f, k, &k_layout)?,
         canonical(f, v, &v_perm.collect::<Vec<_>>())?,
     ];
+    if let Some(bias) = &logits.bias {
+        operands.push(bias_operand(f, bias)?);
+    }
     let causal = matches!(mask, Mask::Causal);
     if let Mask::Operand(m) = mask {
         let identity: Vec<i64> = (0..rank(f, m)? as i64).collect();
@@ -279,14 +267,24 @@ fn attention_with(f: &Function, out: Value, p_is_lhs: bool) -> Option<Match> {
     } else {
         None
     };
-    let attributes = NamedAttrs::new()
-        .with("scale", f32_attr(scale))
+    let mut attributes = NamedAttrs::new()
+        .with("scale", f32_attr(logits.scale))
         .with("causal", Attribute::Bool(causal))
         .with("heads", i64_attr(heads as i64))
         .with("kv_heads", i64_attr(kv_heads as i64))
         .with("softmax_f32", Attribute::Bool(widened));
+    // Version 2 adds the bias operand and the soft cap; an attention with neither stays at
+    // version 1, which every consumer of version 1 reads as before.
+    let extended = logits.bias.is_some() || logits.soft_cap.is_some();
+    if extended {
+        attributes = attributes.with("bias", Attribute::Bool(logits.bias.is_some()));
+    }
+    if let Some(cap) = logits.soft_cap {
+        attributes = attributes.with("attn_logits_soft_cap", f32_attr(cap));
+    }
     Some(Match {
         name: names::ATTENTION,
+        version: if extended { 2 } else { 1 },
         attributes,
         ops: t.ops,
         operands,

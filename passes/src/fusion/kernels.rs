@@ -124,10 +124,26 @@ impl KernelLibrary {
                 && k.attributes
                     .iter()
                     .all(|(n, v)| attributes.get(n).is_some_and(|a| same_value(a, v)))
+                && attributes
+                    .iter()
+                    .all(|(n, v)| !needs_declaring(name, n, v) || k.attributes.get(n).is_some())
                 && main.arg_types() == inputs
                 && main.result_types == outputs
         })
     }
+}
+
+/// Whether a composite attribute changes what the composite computes in a way its operand
+/// types need not show, so that only a kernel declaring it (with this value) may serve the
+/// composite: an attention's bias (when present) and soft cap. A kernel that does not mention
+/// them computes neither.
+fn needs_declaring(composite: &str, attribute: &str, value: &Attribute) -> bool {
+    composite == super::names::ATTENTION
+        && match attribute {
+            "bias" => *value != Attribute::Bool(false),
+            "attn_logits_soft_cap" => true,
+            _ => false,
+        }
 }
 
 /// Attribute equality, with `f32` floats compared as the `f32` values they denote (a declaration

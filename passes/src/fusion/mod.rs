@@ -4,6 +4,7 @@
 
 mod activation;
 mod attention;
+mod attention_logits;
 mod attention_mask;
 mod inline;
 mod kernels;

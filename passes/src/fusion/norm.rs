@@ -107,6 +107,7 @@ pub fn rms_norm(f: &Function, root: OpId) -> Option<Match> {
         f,
         Match {
             name: names::RMS_NORM,
+            version: 1,
             attributes: NamedAttrs::new().with("epsilon", f32_attr(eps)),
             ops: t.ops,
             operands,
@@ -177,6 +178,7 @@ pub fn layer_norm(f: &Function, root: OpId) -> Option<Match> {
     let axis = i64_attr(xs.len() as i64 - 1);
     Some(Match {
         name: names::LAYER_NORM,
+        version: 1,
         attributes: NamedAttrs::new()
             .with("epsilon", f32_attr(f64::from(eps)))
             .with("axis", axis),

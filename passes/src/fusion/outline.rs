@@ -65,6 +65,8 @@ fn inverse(perm: &[i64]) -> Vec<i64> {
 /// and the values it produces.
 pub struct Match {
     pub name: &'static str,
+    /// The composite's version: the contract its operands and attributes follow.
+    pub version: i32,
     pub attributes: NamedAttrs,
     /// Ops replaced by the composite (in any order; all in one block).
     pub ops: Vec<OpId>,
@@ -197,7 +199,7 @@ pub fn outline(f: &mut Function, m: &Match, decomposition: &str) -> Option<Funct
                     name: m.name.to_owned(),
                     attributes: m.attributes.clone(),
                     decomposition: decomposition.to_owned(),
-                    version: 1,
+                    version: m.version,
                 },
                 inputs,
                 result_types,

@@ -51,6 +51,7 @@ pub fn rotary_embedding(f: &Function, root: OpId) -> Option<Match> {
             };
             return Some(Match {
                 name: names::ROTARY,
+                version: 1,
                 attributes: NamedAttrs::new()
                     .with("style", Attribute::String("rotate_half".into())),
                 ops: attempt.ops,

@@ -120,6 +120,7 @@ pub fn top_k_routing(f: &Function, root: OpId) -> Option<Match> {
         .with("normalize", Attribute::Bool(normalized));
     Some(Match {
         name: names::TOP_K_ROUTING,
+        version: 1,
         attributes,
         ops: t.ops,
         operands: vec![Operand::plain(logits)],

@@ -46,6 +46,7 @@ pub fn softmax(f: &Function, root: OpId) -> Option<Match> {
     let (x, axis) = softmax_of(&mut t, out)?;
     let m = Match {
         name: names::SOFTMAX,
+        version: 1,
         attributes: NamedAttrs::new().with("axis", i64_attr(axis)),
         ops: t.ops,
         operands: vec![Operand::plain(x)],
