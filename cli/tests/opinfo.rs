@@ -1,11 +1,16 @@
 //! torch's own per-op test inputs (OpInfo samples, `testdata/opinfo/`, made by
-//! `testdata/opinfo.py`) run on XLA:CPU in both dialects, each sample lowered alone
-//! (`LowerOptions::outputs`) and compared with eager PyTorch. `docs/opinfo.md` is the table of
+//! `testdata/opinfo.py`) run on XLA:CPU in both dialects and compared with eager PyTorch: a
+//! group's samples lowered together (`LowerOptions::outputs`), each entry's and then each
+//! sample's alone where that fails. `docs/opinfo.md` is the table of
 //! the results; regenerate it with `UPDATE_OPS_DOC=1 cargo test -p tpuc-cli --test opinfo`.
+//! `OPINFO_ONLY=KEY,...` (OpInfo keys, or entries such as `var.bfloat16`) runs only those and
+//! prints their table instead of checking the document.
 
 use std::collections::BTreeMap;
 use std::fmt::Write;
 use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicUsize, Ordering};
 
 use serde_json::Value;
 use tpuc_driver::{LowerOptions, Runtime};
@@ -15,17 +20,20 @@ fn repo() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
 }
 
-/// `Ok` when every output matches, else why not (the diagnostic's first line).
+/// A user output to compare: its manifest description and its entry's tolerance (rtol, atol).
+type Check<'a> = (&'a Value, (f64, f64));
+
+/// `Ok` when every output (of one or more samples) matches, else why not (the diagnostic's
+/// first line).
 fn run_sample(
     runtime: &Runtime,
     model: &Path,
-    sample: &[Value],
+    sample: &[Check<'_>],
     expected: &[f64],
-    tol: (f64, f64),
 ) -> Result<(), String> {
     let outputs: Vec<usize> = sample
         .iter()
-        .map(|o| o["output"].as_u64().unwrap() as usize)
+        .map(|(o, _)| o["output"].as_u64().unwrap() as usize)
         .collect();
     let options = LowerOptions {
         outputs: Some(outputs),
@@ -42,7 +50,7 @@ fn run_sample(
             sample.len()
         ));
     }
-    for (got, want) in run.outputs.iter().zip(sample) {
+    for (got, &(want, tol)) in run.outputs.iter().zip(sample) {
         let (dtype, shape) = (want["dtype"].as_str().unwrap(), &want["shape"]);
         if got.dtype.torch_name() != dtype {
             return Err(format!("result is {}, eager's is {dtype}", got.dtype));
@@ -129,45 +137,81 @@ fn refusal(op: &Value, why: &str) -> String {
     }
 }
 
-fn run_entry(runtime: &Runtime, dir: &Path, manifest: &Value, op: &Value) -> Tally {
-    let group = &manifest["groups"][op["group"].as_str().unwrap()];
-    let expected = Array::read(dir.join(group["expected"].as_str().unwrap()))
-        .unwrap()
-        .to_f64();
+/// A panic is a tpuc bug; it is counted and named, and the others still run.
+fn attempt(
+    runtime: &Runtime,
+    model: &Path,
+    checks: &[Check<'_>],
+    expected: &[f64],
+) -> Result<(), String> {
+    std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        run_sample(runtime, model, checks, expected)
+    }))
+    .unwrap_or_else(|panic| {
+        let what = panic
+            .downcast_ref::<String>()
+            .map(String::as_str)
+            .or_else(|| panic.downcast_ref::<&str>().copied())
+            .unwrap_or("?");
+        Err(format!("tpuc panicked: {what}"))
+    })
+}
+
+/// An entry's samples, each as the checks of its outputs.
+fn samples(op: &Value) -> Vec<Vec<Check<'_>>> {
     let tol = (
         op["tolerance"]["rtol"].as_f64().unwrap(),
         op["tolerance"]["atol"].as_f64().unwrap(),
     );
-    let mut tally = Tally::default();
+    op["samples"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s.as_array().unwrap().iter().map(|o| (o, tol)).collect())
+        .collect()
+}
+
+/// The tallies of one group's entries. Compiling dominates the time, so a dialect's program
+/// is first lowered with every entry's outputs, then each entry's, then each sample's alone,
+/// going finer only where the coarser run fails (to count and name the failing samples).
+fn run_group<'m>(
+    runtime: &Runtime,
+    dir: &Path,
+    group: &Value,
+    entries: &[(&'m String, &'m Value)],
+) -> Vec<(&'m String, Tally)> {
+    let expected = Array::read(dir.join(group["expected"].as_str().unwrap()))
+        .unwrap()
+        .to_f64();
+    let per_entry: Vec<Vec<Vec<Check<'_>>>> = entries.iter().map(|(_, op)| samples(op)).collect();
+    let mut tallies: Vec<Tally> = entries.iter().map(|_| Tally::default()).collect();
     for variant in ["pt2", "core"] {
         let model = dir.join(group[variant].as_str().unwrap());
-        for sample in op["samples"].as_array().unwrap() {
-            tally.total += 1;
-            let sample = sample.as_array().unwrap();
-            // A panic is a tpuc bug; it is counted and named, and the others still run.
-            let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-                run_sample(runtime, &model, sample, &expected, tol)
-            }))
-            .unwrap_or_else(|panic| {
-                let what = panic
-                    .downcast_ref::<String>()
-                    .map(String::as_str)
-                    .or_else(|| panic.downcast_ref::<&str>().copied())
-                    .unwrap_or("?");
-                Err(format!("tpuc panicked: {what}"))
-            });
-            match outcome {
-                Ok(()) => tally.passed += 1,
-                Err(why) => {
-                    *tally
-                        .reasons
-                        .entry(format!("{variant}: {why}"))
-                        .or_default() += 1
+        let all: Vec<Check<'_>> = per_entry.iter().flatten().flatten().copied().collect();
+        let all_pass = entries.len() > 1 && attempt(runtime, &model, &all, &expected).is_ok();
+        for (samples, tally) in per_entry.iter().zip(&mut tallies) {
+            tally.total += samples.len();
+            let together: Vec<Check<'_>> = samples.concat();
+            if all_pass
+                || (samples.len() > 1 && attempt(runtime, &model, &together, &expected).is_ok())
+            {
+                tally.passed += samples.len();
+                continue;
+            }
+            for sample in samples {
+                match attempt(runtime, &model, sample, &expected) {
+                    Ok(()) => tally.passed += 1,
+                    Err(why) => {
+                        *tally
+                            .reasons
+                            .entry(format!("{variant}: {why}"))
+                            .or_default() += 1
+                    }
                 }
             }
         }
     }
-    tally
+    entries.iter().map(|(name, _)| *name).zip(tallies).collect()
 }
 
 #[test]
@@ -178,19 +222,55 @@ fn opinfo_samples_match_eager() {
     let runtime = Runtime::cpu(None).unwrap();
     let mut tallies = Tallies::new();
     let mut refused: BTreeMap<String, String> = BTreeMap::new();
+    let only = std::env::var("OPINFO_ONLY").ok();
+    let chosen = |name: &str| {
+        only.as_deref()
+            .is_none_or(|o| o.split(',').any(|k| k == name || k == split_entry(name).0))
+    };
+    let mut groups: BTreeMap<&str, Vec<(&String, &Value)>> = BTreeMap::new();
     for (name, op) in manifest["ops"].as_object().unwrap() {
-        if let Some(why) = op["refused"].as_str() {
-            refused.insert(name.clone(), refusal(op, why));
+        if !chosen(name) {
             continue;
         }
+        match op["refused"].as_str() {
+            Some(why) => {
+                refused.insert(name.clone(), refusal(op, why));
+            }
+            None => groups
+                .entry(op["group"].as_str().unwrap())
+                .or_default()
+                .push((name, op)),
+        }
+    }
+    let groups: Vec<_> = groups.into_iter().collect();
+    // Groups are independent: one worker per core takes the next until none is left.
+    let next = AtomicUsize::new(0);
+    let done = Mutex::new(Vec::new());
+    let workers = std::thread::available_parallelism().map_or(1, |n| n.get());
+    std::thread::scope(|scope| {
+        for _ in 0..workers {
+            scope.spawn(|| {
+                while let Some((group, entries)) = groups.get(next.fetch_add(1, Ordering::Relaxed))
+                {
+                    let group = &manifest["groups"][*group];
+                    let tallied = run_group(&runtime, &dir, group, entries);
+                    done.lock().unwrap().extend(tallied);
+                }
+            });
+        }
+    });
+    for (name, tally) in done.into_inner().unwrap() {
         let (opinfo, dtype) = split_entry(name);
-        let tally = run_entry(&runtime, &dir, &manifest, op);
         tallies
             .entry(opinfo.to_owned())
             .or_default()
             .insert(dtype.to_owned(), tally);
     }
     let doc = report(&tallies, &refused);
+    if only.is_some() {
+        println!("{doc}");
+        return;
+    }
     let path = repo().join("docs/opinfo.md");
     if std::env::var_os("UPDATE_OPS_DOC").is_some() {
         std::fs::write(&path, &doc).unwrap();
@@ -229,8 +309,9 @@ fn report(tallies: &Tallies, refused: &BTreeMap<String, String>) -> String {
         "# OpInfo results\n\n\
          Generated by `cargo test -p tpuc-cli --test opinfo` (regenerate with `UPDATE_OPS_DOC=1`);\n\
          do not edit. torch's OpInfo sample inputs (`testdata/opinfo/`, made by\n\
-         `testdata/opinfo.py`) for every OpInfo whose ATen op tpuc registers, each sample lowered\n\
-         alone in both dialects, run on XLA:CPU and compared with eager PyTorch: up to 4 samples in\n\
+         `testdata/opinfo.py`) for every OpInfo whose ATen op tpuc registers, lowered in both\n\
+         dialects (a group's samples together, finer where that fails), run on\n\
+         XLA:CPU and compared with eager PyTorch (values, dtypes and shapes): up to 4 samples in\n\
          float32 and up to 2 in each of bfloat16, float16, one integer type (int64, or int32 when\n\
          the OpInfo has no int64) and bool that the OpInfo supports. Integer and boolean results\n\
          compare exactly, the narrow floats within a few roundings of their precision. A cell\n\
