@@ -2,23 +2,31 @@
 """Export torch's own per-op test inputs (OpInfo sample inputs) as tpuc fixtures.
 
 For every OpInfo of `torch.testing._internal.common_methods_invocations.op_db` whose ATen op
-tpuc registers (by name; see docs/ops.md), up to SAMPLES float32 samples are exported. GROUP
-OpInfos share one program per dialect (`opinfo/groupK.pt2`, `opinfo/groupK.core.pt2`): each
-sample's tensors are buffers of the module and its results user outputs, so a test lowers the
-slice of one sample at a time (`LowerOptions::outputs`). `opinfo/groupK.expected.npy` holds
-eager's outputs flattened and joined (float64); `opinfo/manifest.json` says, per OpInfo, which
-outputs are its samples', where their values are, and why a sample was left out.
+tpuc registers (by name; see docs/ops.md), up to SAMPLES float32 samples are exported, and up to
+DTYPE_SAMPLES (the first usable in eager; one that then does not export is dropped, not
+replaced) in each of EXTRA_DTYPES the OpInfo supports on CPU: bfloat16, float16, one integer
+type (int64, or int32 when the OpInfo has no int64) and bool, as entries `KEY.DTYPE`. Fewer
+samples in the extra dtypes (2 rather than 4) keep testdata/opinfo/ near 12 MB (4.7 MB of it
+float32); they test dtype handling (promotion, integer and boolean semantics, half-type
+accumulation), the float32 ones the op. GROUP OpInfos share one program per dialect
+(`opinfo/groupK.pt2`, `opinfo/groupK.core.pt2`): each sample's tensors are buffers of the
+module and its results user outputs, so a test lowers the slice of any samples it chooses
+(`LowerOptions::outputs`). `opinfo/groupK.expected.npy` holds eager's outputs flattened and
+joined (float64); `opinfo/manifest.json` says, per OpInfo, which outputs are its samples', where
+their values are, and why a sample was left out.
 
 Usage (from the repository root, in the venv of testdata/requirements.txt):
 
     python testdata/opinfo.py            # every covered OpInfo; rewrites testdata/opinfo/
     python testdata/opinfo.py KEY...     # only these new OpInfos (manifest keys such as
                                          # `as_strided_partial_views`), into new groups
-    python testdata/opinfo.py --dtype bfloat16 [KEY...]
-                                         # these OpInfos' (default: DTYPE_OPINFOS') samples in
-                                         # another dtype, as new entries `KEY.bfloat16`
+    python testdata/opinfo.py --dtype bfloat16,integer [KEY...]
+                                         # these OpInfos' (default: every covered OpInfo's)
+                                         # samples in other dtypes (`integer`: int64 or int32,
+                                         # as the OpInfo has), as entries `KEY.bfloat16` and so
+                                         # on that the manifest does not hold yet
 
-A full run also exports the DTYPE_OPINFOS entries, after the float32 ones.
+A full run exports the float32 entries first, then each of EXTRA_DTYPES in turn.
 """
 
 from __future__ import annotations
@@ -38,16 +46,23 @@ HERE = Path(__file__).resolve().parent
 OUT = HERE / "opinfo"
 MANIFEST = OUT / "manifest.json"
 SAMPLES = 4
-# Per OpInfo in a dtype other than float32 (`--dtype`).
+# Per OpInfo in a dtype other than float32.
 DTYPE_SAMPLES = 2
+# The dtypes exported besides float32, for every OpInfo that has them; `integer` is int64, or
+# int32 for an OpInfo without int64.
+EXTRA_DTYPES = ["bfloat16", "float16", "integer", "bool"]
 # Elements a sample may hold (inputs and results, each), to keep testdata/ small.
 MAX_ELEMENTS = 1024
 GROUP = 10
 # Values torch does not define (uninitialised memory) or that depend on a random generator.
 NONDETERMINISTIC = {"empty", "empty_like", "new_empty", "empty_strided", "bernoulli", "normal"}
+# Ops whose indices torch leaves unspecified among equal values (its CPU kernel's choice is not
+# stable); their samples with repeated values (common in integer and half types) are left out.
+TIES_UNSPECIFIED = {"topk"}
 TOL = {"rtol": 1.3e-6 * 100, "atol": 1e-5}
 # A few roundings of the narrow float types (torch and XLA round intermediate results at
-# different places); integer and boolean results compare exactly.
+# different places): about 2 machine epsilons of bfloat16 (2^-7) and 4 of float16 (2^-10), with
+# reductions accumulated in float32 as torch does; integer and boolean results compare exactly.
 DTYPE_TOL = {
     torch.float32: TOL,
     torch.bfloat16: {"rtol": 1.6e-2, "atol": 1e-2},
@@ -56,34 +71,16 @@ DTYPE_TOL = {
 FORBIDDEN = [b"/work", b"/root", b"/home", b"/tmp", b"site-packages", b"/usr/"]
 
 
-# OpInfos whose samples are also exported in another dtype (entries `KEY.DTYPE`): what real
-# models run in bfloat16/float16, and the integer and boolean ops of indexing and masks.
-DTYPE_OPINFOS = {
-    torch.bfloat16: [
-        "add", "sub", "mul", "div_no_rounding_mode", "matmul", "mm", "bmm", "addmm",
-        "nn_functional_linear", "softmax", "log_softmax", "mean", "sum", "amax", "exp", "rsqrt",
-        "sqrt", "neg", "tanh", "sigmoid", "nn_functional_gelu", "nn_functional_relu",
-        "nn_functional_layer_norm", "nn_functional_rms_norm", "cat", "where", "masked_fill", "pow",
-        "clamp", "cumsum",
-    ],
-    torch.float16: [
-        "add", "mul", "matmul", "softmax", "mean", "sum", "exp", "rsqrt",
-        "nn_functional_layer_norm", "where",
-    ],
-    torch.int64: [
-        "add", "sub", "mul", "eq", "lt", "ge", "cumsum", "sum", "argmax", "where", "gather",
-        "index_select", "remainder", "floor_divide", "clamp", "max_binary", "abs", "neg",
-    ],
-    torch.bool: [
-        "logical_and", "logical_or", "logical_not", "logical_xor", "any", "all", "eq", "where",
-        "cat",
-    ],
-}
-
-
 def registered_names() -> set[str]:
     doc = (HERE.parent / "docs" / "ops.md").read_text()
     return {t.split(".")[0] for t in re.findall(r"^\| `torch\.ops\.aten\.([^`]+)`", doc, re.M)}
+
+
+def extra_dtype(opinfo, kind: str) -> torch.dtype | None:
+    """The dtype of `kind` (an EXTRA_DTYPES entry or a torch dtype name) the OpInfo supports."""
+    candidates = [torch.int64, torch.int32] if kind == "integer" else [getattr(torch, kind)]
+    supported = opinfo.supported_dtypes("cpu")
+    return next((d for d in candidates if d in supported), None)
 
 
 def covered() -> list:
@@ -149,6 +146,8 @@ def usable(opinfo, sample) -> str | None:
         a.shape != o.shape or not torch.equal(a, o) for a, o in zip(again, outs) if not o.isnan().any()
     ):
         return "the result depends on the inputs' storage, which the exported program does not keep"
+    if opinfo.name in TIES_UNSPECIFIED and sample.input.unique().numel() < sample.input.numel():
+        return "repeated values, among which torch does not specify which index it returns"
     inputs = flat((sample.input, sample.args, sample.kwargs))
     if sum(t.numel() for t in inputs) > MAX_ELEMENTS or sum(t.numel() for t in outs) > MAX_ELEMENTS:
         return f"more than {MAX_ELEMENTS} elements"
@@ -175,13 +174,11 @@ def strip(ep) -> None:
 
 
 def select(opinfo, dtype: torch.dtype) -> tuple[dict, list]:
-    """The OpInfo's manifest entry so far and its usable samples of `dtype`."""
+    """The OpInfo's manifest entry so far and its usable samples of `dtype` (with their
+    positions in the OpInfo's list)."""
     entry: dict = {"opinfo": opinfo.name, "variant": opinfo.variant_test_name, "skipped": []}
     if dtype != torch.float32:
         entry["dtype"] = str(dtype).removeprefix("torch.")
-    if dtype not in opinfo.supported_dtypes("cpu"):
-        entry["refused"] = f"the OpInfo has no {entry['dtype']} samples"
-        return entry, []
     try:
         samples = list(opinfo.sample_inputs("cpu", dtype, requires_grad=False))
     except Exception as e:  # noqa: BLE001
@@ -189,17 +186,20 @@ def select(opinfo, dtype: torch.dtype) -> tuple[dict, list]:
         return entry, []
     kept = []
     limit = SAMPLES if dtype == torch.float32 else DTYPE_SAMPLES
+    # Exporting each float32 sample alone first lets a later sample replace one that does not
+    # export; the extra dtypes are exported only as a group (much faster), see `exported`.
+    trial = dtype == torch.float32
     for i, s in enumerate(samples):
         if len(kept) == limit:
             break
         why = usable(opinfo, s)
-        if why is None:
+        if why is None and trial:
             try:
                 export_both(Samples([(opinfo.op, s)]))
             except Exception as e:  # noqa: BLE001
                 why = f"torch.export raises {type(e).__name__}"
         if why is None:
-            kept.append(s)
+            kept.append((i, s))
         else:
             entry["skipped"].append({"sample": i, "why": why})
     if not kept:
@@ -207,12 +207,36 @@ def select(opinfo, dtype: torch.dtype) -> tuple[dict, list]:
     return entry, kept
 
 
+def exported(members: list, manifest: dict):
+    """The group's programs; when they do not export, the members without the samples that do
+    not export alone (members left without any are recorded as refused)."""
+    try:
+        return members, export_both(Samples([(o.op, s) for o, _, kept in members for _, s in kept]))
+    except Exception:  # noqa: BLE001 - one sample's failure; find it below
+        pass
+    left = []
+    for opinfo, entry, kept in members:
+        good = []
+        for i, s in kept:
+            try:
+                export_both(Samples([(opinfo.op, s)]))
+                good.append((i, s))
+            except Exception as e:  # noqa: BLE001
+                entry["skipped"].append({"sample": i, "why": f"torch.export raises {type(e).__name__}"})
+        if good:
+            left.append((opinfo, entry, good))
+        else:
+            entry["refused"] = "no sample exports"
+            manifest["ops"][entry_key(opinfo, getattr(torch, entry.get("dtype", "float32")))] = entry
+    return left, export_both(Samples([(o.op, s) for o, _, kept in left for _, s in kept]))
+
+
 def generate_group(name: str, members: list, manifest: dict) -> None:
-    calls, parts, offset, output = [], [], 0, 0
+    members, (ep, core) = exported(members, manifest)
+    parts, offset, output = [], 0, 0
     for opinfo, entry, kept in members:
         samples = []
-        for s in kept:
-            calls.append((opinfo.op, s))
+        for _, s in kept:
             with torch.no_grad():
                 outs = flat(opinfo.op(s.input, *s.args, **s.kwargs))
             described = []
@@ -227,7 +251,6 @@ def generate_group(name: str, members: list, manifest: dict) -> None:
         dtype = getattr(torch, entry.get("dtype", "float32"))
         entry.update({"group": name, "samples": samples, "tolerance": DTYPE_TOL.get(dtype, TOL)})
         manifest["ops"][entry_key(opinfo, dtype)] = entry
-    ep, core = export_both(Samples(calls))
     for program, suffix in ((ep, ""), (core, ".core")):
         strip(program)
         program.example_inputs = None
@@ -248,55 +271,63 @@ def entry_key(opinfo, dtype: torch.dtype) -> str:
     return entry_key_of(key(opinfo), dtype)
 
 
+def chosen(kinds: list[str], only: list[str]) -> list:
+    """The (OpInfo, dtype) pairs of these dtype kinds and OpInfo keys (all when none are named),
+    float32 first and then each kind in turn, so a full run keeps the float32 groups first."""
+    pairs = []
+    for kind in kinds:
+        for opinfo in covered():
+            if only and key(opinfo) not in only:
+                continue
+            dtype = torch.float32 if kind == "float32" else extra_dtype(opinfo, kind)
+            if dtype is not None:
+                pairs.append((opinfo, dtype))
+    return pairs
+
+
+def save(manifest: dict) -> None:
+    manifest["torch_version"] = torch.__version__
+    MANIFEST.write_text(json.dumps(manifest, indent=1, sort_keys=True) + "\n")
+
+
 def main(argv: list[str]) -> int:
-    dtype = None
+    kinds = None
     if argv[:1] == ["--dtype"]:
-        dtype = getattr(torch, argv[1])
+        kinds = argv[1].split(",")
         argv = argv[2:]
     only = argv
     torch.use_deterministic_algorithms(True)
     torch.set_num_threads(1)
     OUT.mkdir(exist_ok=True)
-    # Which (OpInfo key, dtype) pairs to export.
-    if only:
-        wanted = {(k, dtype or torch.float32) for k in only}
-    elif dtype is not None:
-        wanted = {(k, dtype) for k in DTYPE_OPINFOS.get(dtype, [])}
-    else:
-        wanted = None
-    if wanted is not None:
+    pairs = chosen(kinds or (["float32"] if only else ["float32", *EXTRA_DTYPES]), only)
+    if only or kinds:
         # New entries go into groups after the existing ones; the others stay as they are.
         manifest = json.loads(MANIFEST.read_text())
-        present = sorted(entry_key_of(k, d) for k, d in wanted if entry_key_of(k, d) in manifest["ops"])
-        if present:
+        present = sorted(entry_key(o, d) for o, d in pairs if entry_key(o, d) in manifest["ops"])
+        if present and only:
             sys.exit(f"already in the manifest (regenerate everything instead): {present}")
-        first = 1 + max((int(g.removeprefix("group")) for g in manifest["groups"]), default=-1)
+        pairs = [(o, d) for o, d in pairs if entry_key(o, d) not in manifest["ops"]]
+        group = 1 + max((int(g.removeprefix("group")) for g in manifest["groups"]), default=-1)
     else:
         for stale in [*OUT.glob("*.pt2"), *OUT.glob("*.npy")]:
             stale.unlink()
         manifest = {"ops": {}, "groups": {}}
-        first = 0
-    # float32 first, then each other dtype's list, so a full run keeps the float32 groups first.
-    passes = [torch.float32, *DTYPE_OPINFOS]
+        group = 0
     members = []
-    for d in passes:
-        for opinfo in covered():
-            chosen = (key(opinfo), d)
-            if (wanted is not None and chosen not in wanted) or (
-                wanted is None and d != torch.float32 and key(opinfo) not in DTYPE_OPINFOS[d]
-            ):
-                continue
-            print(f"[{entry_key(opinfo, d)}]", flush=True)
-            torch.manual_seed(0)
-            entry, kept = select(opinfo, d)
-            if kept:
-                members.append((opinfo, entry, kept))
-            else:
-                manifest["ops"][entry_key(opinfo, d)] = entry
-    for k in range(0, len(members), GROUP):
-        generate_group(f"group{first + k // GROUP:02}", members[k : k + GROUP], manifest)
-    manifest["torch_version"] = torch.__version__
-    MANIFEST.write_text(json.dumps(manifest, indent=1, sort_keys=True) + "\n")
+    for n, (opinfo, dtype) in enumerate(pairs):
+        print(f"[{entry_key(opinfo, dtype)}]", flush=True)
+        torch.manual_seed(0)
+        entry, kept = select(opinfo, dtype)
+        if kept:
+            members.append((opinfo, entry, kept))
+        else:
+            manifest["ops"][entry_key(opinfo, dtype)] = entry
+        if len(members) == GROUP or (members and n == len(pairs) - 1):
+            # Saved after every group, so an interrupted incremental run resumes where it was.
+            generate_group(f"group{group:02}", members, manifest)
+            save(manifest)
+            group, members = group + 1, []
+    save(manifest)
     return 0
 
 

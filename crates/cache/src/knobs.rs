@@ -108,6 +108,11 @@ pub const REGISTRY: &[Knob] = &[
         "it only changes how errors print",
     ),
     ignored(
+        "OPINFO_ONLY",
+        "test-only: the OpInfo entries the OpInfo test runs",
+        "read by tests, never by tpuc",
+    ),
+    ignored(
         "TF_CPP_MIN_LOG_LEVEL",
         "the plugins' minimum log level (tpuc sets 3, fatal only, unless TPUC_PLUGIN_LOGS=1)",
         "it only changes what the plugins log",

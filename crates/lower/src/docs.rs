@@ -9,7 +9,9 @@ pub fn ops_markdown() -> String {
          Generated from tpuc-lower's op registry; do not edit. Regenerate with\n\
          `UPDATE_OPS_DOC=1 cargo test -p tpuc-lower --test ops_doc`.\n\n\
          Arguments torch.export does not serialize take the defaults of these signatures.\n\
-         How torch's own OpInfo samples fare, op by op: [opinfo.md](opinfo.md).\n\n\
+         How torch's own OpInfo samples fare, op by op and dtype by dtype (up to 4 float32\n\
+         samples per OpInfo, and up to 2 in each of bfloat16, float16, int64 or int32, and bool\n\
+         that the OpInfo supports): [opinfo.md](opinfo.md).\n\n\
          | target | signature |\n|---|---|\n",
     );
     for (target, entry) in Registry::get().entries() {

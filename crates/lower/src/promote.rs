@@ -13,6 +13,16 @@ use crate::error::{OpError, OpResult};
 /// torch's default floating dtype (`torch.get_default_dtype()`).
 pub(crate) const DEFAULT_FLOAT: DType = DType::F32;
 
+/// The dtype of an op that computes only in floats (`exp`, `logsumexp`): integers and bools
+/// promote to the default float, floats stay.
+pub(crate) fn to_float(dtype: DType) -> DType {
+    if is_integral(dtype) || dtype == DType::Bool {
+        DEFAULT_FLOAT
+    } else {
+        dtype
+    }
+}
+
 /// A Python scalar.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub(crate) enum Scalar {

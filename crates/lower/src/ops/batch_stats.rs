@@ -118,13 +118,24 @@ fn stats(cx: &mut Cx<'_>, args: &Args<'_>) -> OpResult<BatchStats> {
     )
 }
 
+/// The outputs in the dtypes the node gives them: the statistics are computed in float32 for
+/// half types, but torch returns them in the input's dtype unless the weights are float32 (and
+/// the core decomposition of the functional variant returns float32 running statistics).
+fn outputs(cx: &mut Cx<'_>, values: &[Value]) -> OpResult<Vec<Val>> {
+    let mut out = Vec::with_capacity(values.len());
+    for (i, &v) in values.iter().enumerate() {
+        let dtype = match cx.out_dtype(i) {
+            Ok(dtype) => dtype,
+            Err(_) => support::dtype(cx.b, v)?,
+        };
+        out.push(Val::Tensor(support::convert(cx.b, v, dtype)?));
+    }
+    Ok(out)
+}
+
 fn native_no_stats(cx: &mut Cx<'_>, args: &Args<'_>) -> OpResult<Vec<Val>> {
     let s = stats(cx, args)?;
-    Ok(vec![
-        Val::Tensor(s.output),
-        Val::Tensor(s.mean),
-        Val::Tensor(s.rstd),
-    ])
+    outputs(cx, &[s.output, s.mean, s.rstd])
 }
 
 fn running_updates(cx: &mut Cx<'_>, args: &Args<'_>, s: &BatchStats) -> OpResult<(Value, Value)> {
@@ -152,21 +163,11 @@ fn native_with_stats(cx: &mut Cx<'_>, args: &Args<'_>) -> OpResult<Vec<Val>> {
     let (mean, var) = running_updates(cx, args, &s)?;
     cx.write("running_mean", mean);
     cx.write("running_var", var);
-    Ok(vec![
-        Val::Tensor(s.output),
-        Val::Tensor(s.mean),
-        Val::Tensor(s.rstd),
-    ])
+    outputs(cx, &[s.output, s.mean, s.rstd])
 }
 
 fn native_functional(cx: &mut Cx<'_>, args: &Args<'_>) -> OpResult<Vec<Val>> {
     let s = stats(cx, args)?;
     let (mean, var) = running_updates(cx, args, &s)?;
-    Ok(vec![
-        Val::Tensor(s.output),
-        Val::Tensor(s.mean),
-        Val::Tensor(s.rstd),
-        Val::Tensor(mean),
-        Val::Tensor(var),
-    ])
+    outputs(cx, &[s.output, s.mean, s.rstd, mean, var])
 }

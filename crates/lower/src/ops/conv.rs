@@ -2,9 +2,11 @@
 
 use tpuc_ir::{ConvAttrs, ConvDims, FunctionBuilder, Value};
 
+use super::norm::compute_dtype;
 use super::one;
 use crate::args::Args;
 use crate::cx::Cx;
+use crate::dtype::element_type;
 use crate::env::Val;
 use crate::error::{OpResult, bail};
 use crate::registry::{OpDef, aten};
@@ -162,17 +164,34 @@ fn convolution(b: &mut FunctionBuilder, x: Value, args: &Args<'_>) -> OpResult<V
         attrs.rhs_dilation = window.dilation;
     }
     attrs.feature_group_count = window.groups as u64;
-    let y = b.convolution(x, w, attrs)?;
-    add_bias(b, y, bias)
+    convolve_with_bias(b, x, w, attrs, bias)
 }
 
-fn add_bias(b: &mut FunctionBuilder, y: Value, bias: Option<Value>) -> OpResult<Value> {
+/// The convolution plus the bias. Half types accumulate in float32 (the convolution's result
+/// type, which backends honour; XLA:CPU otherwise sums in the narrow type), add the bias there
+/// and round once, as torch's kernels.
+fn convolve_with_bias(
+    b: &mut FunctionBuilder,
+    x: Value,
+    w: Value,
+    attrs: ConvAttrs,
+    bias: Option<Value>,
+) -> OpResult<Value> {
+    let dtype = support::dtype(b, x)?;
+    let wide = compute_dtype(dtype);
+    let y = if wide == dtype {
+        b.convolution(x, w, attrs)?
+    } else {
+        b.convolution_to(x, w, attrs, element_type(wide)?)?
+    };
     let Some(bias) = bias else {
-        return Ok(y);
+        return support::convert(b, y, dtype);
     };
     let shape = support::shape(b, y)?;
+    let bias = support::convert(b, bias, wide)?;
     let bias = support::broadcast_in_dim(b, bias, &[1], &shape)?;
-    Ok(b.add(y, bias)?)
+    let y = b.add(y, bias)?;
+    support::convert(b, y, dtype)
 }
 
 /// A transposed convolution (the gradient of a convolution with respect to its input): the
@@ -242,6 +261,5 @@ fn conv_transpose(b: &mut FunctionBuilder, x: Value, args: &Args<'_>) -> OpResul
         attrs.rhs_dilation = window.dilation;
     }
     attrs.feature_group_count = groups as u64;
-    let y = b.convolution(x, w, attrs)?;
-    add_bias(b, y, bias)
+    convolve_with_bias(b, x, w, attrs, bias)
 }

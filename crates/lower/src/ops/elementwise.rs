@@ -12,7 +12,7 @@ use crate::cx::Cx;
 use crate::dtype::{is_integral, is_unsigned};
 use crate::env::Val;
 use crate::error::{OpError, OpResult, bail};
-use crate::promote::{DEFAULT_FLOAT, Scalar};
+use crate::promote::{Scalar, to_float};
 use crate::registry::{OpDef, aten};
 use crate::support::{self, broadcast_operands, result_type};
 
@@ -295,14 +295,6 @@ fn same(dtype: DType) -> DType {
 }
 
 /// Integers and bools become the default float (ops like `div`, `exp`, `sigmoid`).
-fn to_float(dtype: DType) -> DType {
-    if is_integral(dtype) || dtype == DType::Bool {
-        DEFAULT_FLOAT
-    } else {
-        dtype
-    }
-}
-
 fn binary_operands(args: &Args<'_>) -> OpResult<[Operand; 2]> {
     Ok([args.operand("self")?, args.operand("other")?])
 }
@@ -389,7 +381,12 @@ fn floor_divide(cx: &mut Cx<'_>, args: &Args<'_>) -> OpResult<Vec<Val>> {
 }
 
 /// Python's `//`: rounds the quotient towards negative infinity.
-fn floor_div(b: &mut FunctionBuilder, lhs: Value, rhs: Value, dtype: DType) -> OpResult<Value> {
+pub(crate) fn floor_div(
+    b: &mut FunctionBuilder,
+    lhs: Value,
+    rhs: Value,
+    dtype: DType,
+) -> OpResult<Value> {
     if !is_integral(dtype) {
         let q = b.divide(lhs, rhs)?;
         return Ok(b.floor(q)?);
@@ -660,11 +657,15 @@ fn clamp(cx: &mut Cx<'_>, args: &Args<'_>) -> OpResult<Vec<Val>> {
     clamp_value(cx, x, min, max)
 }
 
+/// Unlike `clamp`, the result keeps `self`'s dtype: the bounds are converted to it (an integer
+/// tensor's bounds truncated, as torch's `Scalar::to<int64_t>`).
 fn hardtanh(cx: &mut Cx<'_>, args: &Args<'_>) -> OpResult<Vec<Val>> {
     let x = args.tensor("self")?;
-    let min = Operand::Scalar(args.scalar("min_val")?);
-    let max = Operand::Scalar(args.scalar("max_val")?);
-    clamp_value(cx, x, Some(min), Some(max))
+    let b = &mut *cx.b;
+    let min = support::like(b, x, args.scalar("min_val")?)?;
+    let max = support::like(b, x, args.scalar("max_val")?)?;
+    let low = b.maximum(x, min)?;
+    one(b.minimum(low, max)?)
 }
 
 /// A unary op in the input's dtype (`float_only`: integers promote to the default float first).
@@ -685,7 +686,12 @@ fn neg(cx: &mut Cx<'_>, args: &Args<'_>) -> OpResult<Vec<Val>> {
 fn abs(cx: &mut Cx<'_>, args: &Args<'_>) -> OpResult<Vec<Val>> {
     unary(cx, args, UnaryOp::Abs, false)
 }
+/// The sign of a bool is the bool.
 fn sign(cx: &mut Cx<'_>, args: &Args<'_>) -> OpResult<Vec<Val>> {
+    let x = args.tensor("self")?;
+    if support::dtype(cx.b, x)? == DType::Bool {
+        return one(x);
+    }
     unary(cx, args, UnaryOp::Sign, false)
 }
 

@@ -4,14 +4,16 @@
 
 use tpuc_ir::{DotDims, FunctionBuilder, Value};
 
+use super::norm::compute_dtype;
 use super::one;
 use crate::args::Args;
 use crate::cx::Cx;
+use crate::dtype::element_type;
 use crate::env::Val;
 use crate::error::{OpResult, bail};
 use crate::promote::Scalar;
 use crate::registry::{OpDef, aten};
-use crate::support::{self, dot};
+use crate::support::{self, dot, dot_into};
 
 pub(super) const OPS: &[OpDef] = &[
     aten(
@@ -138,18 +140,25 @@ fn bmm(cx: &mut Cx<'_>, args: &Args<'_>) -> OpResult<Vec<Val>> {
     one(dot(cx.b, lhs, rhs, batched())?)
 }
 
+/// A half-type product accumulates in float32, `beta * self` is added in float32 and the sum
+/// rounded once, as torch's kernel (rounding the product first loses the small differences
+/// of a bias that nearly cancels it).
 fn baddbmm(cx: &mut Cx<'_>, args: &Args<'_>) -> OpResult<Vec<Val>> {
     let bias = args.tensor("self")?;
     let [bias, lhs, rhs] = autocast(cx, [bias, args.tensor("batch1")?, args.tensor("batch2")?])?;
     check_same_dtype(cx.b, lhs, rhs)?;
-    let y = dot(cx.b, lhs, rhs, batched())?;
-    one(scale_and_add(
+    let dtype = support::dtype(cx.b, lhs)?;
+    let wide = compute_dtype(dtype);
+    let into = (wide != dtype).then(|| element_type(wide)).transpose()?;
+    let y = dot_into(cx.b, lhs, rhs, batched(), into)?;
+    let y = scale_and_add(
         cx.b,
         y,
         args.scalar("alpha")?,
         Some(bias),
         args.scalar("beta")?,
-    )?)
+    )?;
+    one(support::convert(cx.b, y, dtype)?)
 }
 
 /// `torch.matmul` with numpy semantics: 1-D operands, a 2-D right side contracted directly

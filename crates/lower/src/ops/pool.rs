@@ -3,6 +3,7 @@
 use tpuc_ir::{BinaryOp, FunctionBuilder, Value, WindowAttrs};
 use tpuc_pt2::DType;
 
+use super::norm::compute_dtype;
 use super::one;
 use crate::args::Args;
 use crate::cx::Cx;
@@ -162,24 +163,27 @@ fn avg_pool(cx: &mut Cx<'_>, args: &Args<'_>) -> OpResult<Vec<Val>> {
     let b = &mut *cx.b;
     let shape = support::shape(b, x)?;
     let attrs = window_attrs(&window, &shape)?;
+    // Half types sum in float32 and round once, as torch's kernel.
+    let dtype = support::dtype(b, x)?;
+    let x = support::convert(b, x, compute_dtype(dtype))?;
     let element = support::element(b, x)?;
     let init = reduce_init(b, BinaryOp::Add, element)?;
     let sums = b.reduce_window(&[x], &[init], attrs, |b, a| Ok(vec![b.add(a[0], a[1])?]))?;
     let uniform =
         !window.ceil_mode && (count_include_pad || window.padding.iter().all(|&p| p == 0));
-    match divisor {
-        Some(n) => one(divided_by(b, sums[0], n)?),
-        None if uniform => one(divided_by(b, sums[0], window.kernel.iter().product())?),
+    let average = match divisor {
+        Some(n) => divided_by(b, sums[0], n)?,
+        None if uniform => divided_by(b, sums[0], window.kernel.iter().product())?,
         None => {
             let counts = window_counts(b, &window, &shape, count_include_pad)?;
-            let dtype = support::dtype(b, x)?;
-            let counts = support::convert(b, counts, dtype)?;
+            let counts = support::convert(b, counts, support::dtype(b, x)?)?;
             let out_shape = support::shape(b, sums[0])?;
             let r = out_shape.len() as i64;
             let counts = support::broadcast_in_dim(b, counts, &[r - 2, r - 1], &out_shape)?;
-            one(b.divide(sums[0], counts)?)
+            b.divide(sums[0], counts)?
         }
-    }
+    };
+    one(support::convert(b, average, dtype)?)
 }
 
 /// torch's divisor of each output window, `[OH, OW]`: the elements of the window inside the
@@ -229,8 +233,13 @@ fn window_counts(
     support::reshape(b, counts[0], &out[1..])
 }
 
-/// `sums / n` as a multiply by the reciprocal (within an ulp of the quotient).
+/// `sums / n`: for floats a multiply by the reciprocal (within an ulp of the quotient), for
+/// integers the quotient truncated towards zero (torch's kernel divides in C++).
 fn divided_by(b: &mut FunctionBuilder, sums: Value, n: i64) -> OpResult<Value> {
+    if !support::element(b, sums)?.is_float() {
+        let n = support::like(b, sums, Scalar::Int(n))?;
+        return Ok(b.divide(sums, n)?);
+    }
     let reciprocal = support::like(b, sums, Scalar::Float(1.0 / n as f64))?;
     Ok(b.multiply(sums, reciprocal)?)
 }

@@ -11,7 +11,7 @@ use crate::cx::Cx;
 use crate::dtype::{element_type, is_integral};
 use crate::env::Val;
 use crate::error::{OpResult, bail};
-use crate::promote::Scalar;
+use crate::promote::{Scalar, to_float};
 use crate::registry::{OpDef, aten};
 use crate::support::{
     self, arg_extremum, broadcast_back, norm_dims, reduce, reduce_extremum, reduce_init,
@@ -352,7 +352,8 @@ fn all(cx: &mut Cx<'_>, args: &Args<'_>) -> OpResult<Vec<Val>> {
     boolean(cx, args, BinaryOp::And)
 }
 
-fn variance(cx: &mut Cx<'_>, args: &Args<'_>) -> OpResult<Value> {
+/// The variance in the dtype it is computed in, and the result's dtype.
+fn variance(cx: &mut Cx<'_>, args: &Args<'_>) -> OpResult<(Value, DType)> {
     let x = args.tensor("self")?;
     let dims = reduced_dims(cx.b, x, args)?;
     let keep = keepdim(args)?;
@@ -368,6 +369,9 @@ fn variance(cx: &mut Cx<'_>, args: &Args<'_>) -> OpResult<Value> {
     let b = &mut *cx.b;
     let shape = support::shape(b, x)?;
     let count: i64 = dims.iter().map(|&d| shape[d]).product();
+    // Half types accumulate in float32 and round once, as torch's kernel.
+    let dtype = support::dtype(b, x)?;
+    let x = support::convert(b, x, compute_dtype(dtype))?;
     let m = reduce_mean(b, x, &dims)?;
     let m = broadcast_back(b, m, &dims, &shape)?;
     let c = b.subtract(x, m)?;
@@ -375,16 +379,18 @@ fn variance(cx: &mut Cx<'_>, args: &Args<'_>) -> OpResult<Value> {
     let ss = reduce(b, BinaryOp::Add, sq, &dims, keep)?;
     let degrees = (count as f64 - correction).max(0.0);
     let reciprocal = support::like(b, ss, Scalar::Float(1.0 / degrees))?;
-    Ok(b.multiply(ss, reciprocal)?)
+    Ok((b.multiply(ss, reciprocal)?, dtype))
 }
 
 fn var(cx: &mut Cx<'_>, args: &Args<'_>) -> OpResult<Vec<Val>> {
-    one(variance(cx, args)?)
+    let (v, dtype) = variance(cx, args)?;
+    one(support::convert(cx.b, v, dtype)?)
 }
 
 fn std(cx: &mut Cx<'_>, args: &Args<'_>) -> OpResult<Vec<Val>> {
-    let v = variance(cx, args)?;
-    one(cx.b.sqrt(v)?)
+    let (v, dtype) = variance(cx, args)?;
+    let s = cx.b.sqrt(v)?;
+    one(support::convert(cx.b, s, dtype)?)
 }
 
 /// The softmax input: converted to `dtype` if given, and computed in float32 for half types.
@@ -456,6 +462,8 @@ fn log_softmax(cx: &mut Cx<'_>, args: &Args<'_>) -> OpResult<Vec<Val>> {
 
 fn logsumexp(cx: &mut Cx<'_>, args: &Args<'_>) -> OpResult<Vec<Val>> {
     let x = args.tensor("self")?;
+    let dtype = support::dtype(cx.b, x)?;
+    let x = support::convert(cx.b, x, to_float(dtype))?;
     let dims = reduced_dims(cx.b, x, args)?;
     let keep = keepdim(args)?;
     let b = &mut *cx.b;

@@ -3,6 +3,7 @@
 
 use tpuc_ir::{BinaryOp, FunctionBuilder, ScatterDims, Value};
 
+use super::elementwise::floor_div;
 use super::indexing::coordinates;
 use super::one;
 use crate::args::Args;
@@ -69,9 +70,6 @@ fn scatter_reduce(cx: &mut Cx<'_>, args: &Args<'_>) -> OpResult<Vec<Val>> {
         "amin" => BinaryOp::Minimum,
         other => bail!("scatter_reduce `{other}` is not sum, prod, mean, amax or amin"),
     };
-    if reduce == "mean" && !element.is_float() {
-        bail!("scatter_reduce mean of an integer tensor is not supported; convert to float first");
-    }
     // Without `self`, the written positions start from the reduction's identity.
     let base = if include_self {
         x
@@ -89,7 +87,12 @@ fn scatter_reduce(cx: &mut Cx<'_>, args: &Args<'_>) -> OpResult<Vec<Val>> {
     let counts = scatter_with(b, start, coords, ones, Some(BinaryOp::Add))?;
     let one_k = support::like(b, counts, Scalar::Int(1))?;
     let divisor = b.maximum(counts, one_k)?;
-    let mean = b.divide(combined, divisor)?;
+    // torch rounds an integer mean down (`div_(count, "floor")`).
+    let mean = if element.is_float() {
+        b.divide(combined, divisor)?
+    } else {
+        floor_div(b, combined, divisor, dtype)?
+    };
     // Positions no index writes keep `self`.
     let zero = support::like(b, counts, Scalar::Int(0))?;
     let untouched = b.compare(tpuc_ir::ComparisonDirection::Eq, counts, zero)?;

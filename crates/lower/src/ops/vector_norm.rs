@@ -4,6 +4,7 @@
 
 use tpuc_ir::{BinaryOp, ComparisonDirection};
 
+use super::norm::compute_dtype;
 use super::one;
 use crate::args::Args;
 use crate::cx::Cx;
@@ -77,7 +78,9 @@ fn norm_of(
             support::dtype(b, x)?
         );
     }
+    // Half types accumulate in float32 (their squares overflow float16) and round once.
     let x = support::convert(b, x, dtype)?;
+    let x = support::convert(b, x, compute_dtype(dtype))?;
     let rank = support::rank(b, x)?;
     let dims = match dims {
         Some(d) if !d.is_empty() => support::norm_dims(&d, rank)?,
@@ -89,7 +92,7 @@ fn norm_of(
     } else if ord == 0.0 {
         let zero = support::like(b, x, Scalar::Float(0.0))?;
         let nonzero = b.compare(ComparisonDirection::Ne, x, zero)?;
-        let count = support::convert(b, nonzero, dtype)?;
+        let count = support::convert(b, nonzero, compute_dtype(dtype))?;
         reduce(b, BinaryOp::Add, count, &dims, keepdim)?
     } else if ord == 1.0 {
         reduce(b, BinaryOp::Add, magnitude, &dims, keepdim)?
@@ -104,5 +107,5 @@ fn norm_of(
         let inverse = support::like(b, sum, Scalar::Float(1.0 / ord))?;
         b.power(sum, inverse)?
     };
-    one(value)
+    one(support::convert(b, value, dtype)?)
 }

@@ -1,6 +1,6 @@
 //! `dot_general` with transposed operands folded into its dimension numbers.
 
-use tpuc_ir::{DotDims, FunctionBuilder, OpKind, Value};
+use tpuc_ir::{DotDims, ElementType, FunctionBuilder, OpKind, Value};
 
 use crate::error::OpResult;
 
@@ -56,6 +56,18 @@ pub(crate) fn dot(
     rhs: Value,
     dims: DotDims,
 ) -> OpResult<Value> {
+    dot_into(b, lhs, rhs, dims, None)
+}
+
+/// [`dot`] with the result in `element` (a half-type product accumulated and returned in
+/// float32) instead of the operands' type.
+pub(crate) fn dot_into(
+    b: &mut FunctionBuilder,
+    lhs: Value,
+    rhs: Value,
+    dims: DotDims,
+    element: Option<ElementType>,
+) -> OpResult<Value> {
     let DotDims {
         mut lhs_batching,
         mut rhs_batching,
@@ -85,5 +97,8 @@ pub(crate) fn dot(
         lhs_contracting,
         rhs_contracting,
     };
-    Ok(b.dot_general(lhs, rhs, dims, Vec::new())?)
+    Ok(match element {
+        Some(element) => b.dot_general_to(lhs, rhs, dims, Vec::new(), element)?,
+        None => b.dot_general(lhs, rhs, dims, Vec::new())?,
+    })
 }

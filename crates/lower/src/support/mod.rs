@@ -5,7 +5,7 @@ mod contract;
 mod elementwise;
 mod reduce;
 
-pub(crate) use contract::dot;
+pub(crate) use contract::{dot, dot_into};
 pub(crate) use elementwise::{broadcast_operands, common_shape, materialize, result_type};
 pub(crate) use reduce::{
     arg_extremum, broadcast_back, reduce, reduce_extremum, reduce_init, reduce_mean,
