@@ -8,13 +8,26 @@ use std::path::Path;
 
 use support::{compile, fixture, json, repo_root, tpuc, uncached, warnings};
 
+/// Every fixture that gets composites (those `crates/lower/tests/fusion.rs` counts).
 const FUSED_FIXTURES: &[&str] = &[
     "decoder",
+    "dyn_seq",
+    "dyn_batch",
+    "dyn_tokens",
     "gpt2",
     "bert",
     "vit",
     "llama",
     "quant_bf16",
+    "t5",
+    "bart",
+    "falcon",
+    "clip",
+    "siglip",
+    "wav2vec2",
+    "llama_bf16",
+    "llama_f16",
+    "llama_int8",
     "bloom",
     "gemma2",
 ];

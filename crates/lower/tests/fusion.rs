@@ -52,6 +52,10 @@ const EXPECTED: &[Expected] = &[
         composites: &[(ATTENTION, 1), (RMS_NORM, 1), (LAYER_NORM, 2), (GELU, 1)],
     },
     Expected {
+        fixture: "dyn_tokens",
+        composites: &[(ATTENTION, 1)],
+    },
+    Expected {
         fixture: "gpt2",
         composites: &[(ATTENTION, 2), (LAYER_NORM, 5), (GELU, 2)],
     },
