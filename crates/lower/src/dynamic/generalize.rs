@@ -103,8 +103,8 @@ pub(super) fn generalize(
         if kinds.iter().all(|kind| *kind == kinds[0]) {
             continue;
         }
-        let base_type = base.value_type(base.op(op).results[0]).clone();
-        let change = attributes_of(samples, &kinds, &base_type).ok_or_else(|| {
+        let result = base.op(op).results.first().map(|&r| base.value_type(r));
+        let change = attributes_of(samples, &kinds, result).ok_or_else(|| {
             refuse(format!(
                 "{} depends on {}",
                 describe(base, op),
@@ -248,7 +248,11 @@ fn dim_exprs(
 }
 
 /// How the attributes of one op, given per lowering, depend on the symbols.
-fn attributes_of(samples: &Samples, kinds: &[&OpKind], result: &Type) -> Option<Attributes> {
+fn attributes_of(
+    samples: &Samples,
+    kinds: &[&OpKind],
+    result: Option<&Type>,
+) -> Option<Attributes> {
     let fit_each = |lists: Vec<&Vec<i64>>| -> Option<Vec<SizeExpr>> {
         (0..lists[0].len())
             .map(|i| samples.fit(&lists.iter().map(|l| l[i]).collect::<Vec<_>>()))
@@ -256,7 +260,7 @@ fn attributes_of(samples: &Samples, kinds: &[&OpKind], result: &Type) -> Option<
     };
     match kinds[0] {
         OpKind::Constant(_) => {
-            let element = result.as_tensor()?.element;
+            let element = result?.as_tensor()?.element;
             let datas: Vec<&DenseElements> = kinds
                 .iter()
                 .map(|k| match k {
@@ -440,7 +444,10 @@ impl<'f> Rewriter<'f> {
                 (min, ComparisonDirection::Ge, ">="),
                 (max, ComparisonDirection::Le, "<="),
             ] {
-                let Some(bound) = bound else { continue };
+                // A size is a non-negative `i32`: bounds beyond that say nothing.
+                let Some(bound) = bound.filter(|&b| b > 0 && b < i64::from(i32::MAX)) else {
+                    continue;
+                };
                 let limit = self.i32_constant(bound)?;
                 let holds = self.prologue_op(|b| b.compare(direction, size, limit))?;
                 self.assert(
