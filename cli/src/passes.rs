@@ -90,18 +90,14 @@ impl PassArgs {
     /// it already fuses) and every `fuse` dropped for `--no-fuse`.
     fn pipeline(&self, default: &str) -> String {
         let pipeline = self.passes.clone().unwrap_or_else(|| default.to_owned());
+        if self.no_fuse {
+            return tpuc_passes::without_fusion(&pipeline);
+        }
         let names: Vec<&str> = pipeline
             .split(',')
             .map(str::trim)
             .filter(|n| !n.is_empty())
             .collect();
-        if self.no_fuse {
-            return names
-                .into_iter()
-                .filter(|&n| n != "fuse")
-                .collect::<Vec<_>>()
-                .join(",");
-        }
         if (self.fuse || self.kernels.is_some()) && !names.contains(&"fuse") {
             let mut names = names;
             names.extend(FUSE_PASSES.split(','));

@@ -27,5 +27,5 @@ pub use fusion::{Kernel, KernelLibrary, composite_counts, names as composite_nam
 pub use pass::{Pass, PassContext};
 pub use pipeline::{
     DEFAULT_PIPELINE, FUSE_PASSES, MLIR_INPUT_PASSES, PassOptions, PassStat, Pipeline,
-    PipelineReport, RunOptions, op_count,
+    PipelineReport, RunOptions, op_count, without_fusion,
 };

@@ -19,6 +19,16 @@ pub const MLIR_INPUT_PASSES: &str = "chlo-legalize";
 /// What `--fuse` appends to a pipeline: outlining composites, then erasing what they left dead.
 pub const FUSE_PASSES: &str = "fuse,dce";
 
+/// `pipeline` without its `fuse` passes (`--no-fuse`), names trimmed, empty ones dropped.
+pub fn without_fusion(pipeline: &str) -> String {
+    pipeline
+        .split(',')
+        .map(str::trim)
+        .filter(|&n| !n.is_empty() && n != "fuse")
+        .collect::<Vec<_>>()
+        .join(",")
+}
+
 /// Every pass by name, in the order `--help` lists them.
 fn registry() -> Vec<Box<dyn Pass>> {
     vec![

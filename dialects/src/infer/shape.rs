@@ -192,6 +192,18 @@ fn check_shape_operand(ty: &Type, len: usize, what: &str) -> InferResult<()> {
     Ok(())
 }
 
+/// Each of `operands` a shape operand of `len` entries, named by `names`.
+fn check_shape_operands<const N: usize>(
+    operands: &[Type],
+    len: usize,
+    names: [&str; N],
+) -> InferResult<()> {
+    for (ty, what) in operands.iter().zip(names) {
+        check_shape_operand(ty, len, what)?;
+    }
+    Ok(())
+}
+
 pub(super) fn dynamic_broadcast_in_dim(
     dims: &[i64],
     known_expanding: &[i64],
@@ -269,13 +281,15 @@ pub(super) fn dynamic_pad(operands: &[Type], declared: Option<&[Type]>) -> Infer
         ));
     }
     same_rank_and_element(operand, result)?;
-    for (ty, what) in operands[2..].iter().zip([
-        attr_name::EDGE_PADDING_LOW,
-        attr_name::EDGE_PADDING_HIGH,
-        attr_name::INTERIOR_PADDING,
-    ]) {
-        check_shape_operand(ty, operand.rank(), what)?;
-    }
+    check_shape_operands(
+        &operands[2..],
+        operand.rank(),
+        [
+            attr_name::EDGE_PADDING_LOW,
+            attr_name::EDGE_PADDING_HIGH,
+            attr_name::INTERIOR_PADDING,
+        ],
+    )?;
     Ok(vec![Type::Tensor(result.clone())])
 }
 
@@ -294,13 +308,15 @@ pub(super) fn real_dynamic_slice(
     if index_types.windows(2).any(|pair| pair[0] != pair[1]) {
         return Err("start_indices, limit_indices and strides must have one element type".into());
     }
-    for (ty, what) in operands[1..].iter().zip([
-        attr_name::START_INDICES,
-        attr_name::LIMIT_INDICES,
-        attr_name::STRIDES,
-    ]) {
-        check_shape_operand(ty, operand.rank(), what)?;
-    }
+    check_shape_operands(
+        &operands[1..],
+        operand.rank(),
+        [
+            attr_name::START_INDICES,
+            attr_name::LIMIT_INDICES,
+            attr_name::STRIDES,
+        ],
+    )?;
     Ok(vec![Type::Tensor(result.clone())])
 }
 

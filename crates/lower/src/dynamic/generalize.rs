@@ -767,7 +767,12 @@ impl<'f> Rewriter<'f> {
                 )?)
             }
             (_, None) => None,
-            (_, Some(_)) => unreachable!("attributes are only recorded for the kinds above"),
+            (kind, Some(_)) => {
+                return Err(refuse(format!(
+                    "`{}` has attributes that depend on the symbols",
+                    kind.name()
+                )));
+            }
         };
         match replaced {
             Some(value) => {

@@ -38,7 +38,8 @@ pub(crate) fn lower(archive: &Archive, options: &LowerOptions) -> Result<Lowered
         .filter(|(name, _)| !options.dims.contains_key(name))
         .collect();
     let mut unfused = options.clone();
-    unfused.passes.pipeline = without_fusion(&options.passes.pipeline);
+    // Composites are outlined for static shapes.
+    unfused.passes.pipeline = tpuc_passes::without_fusion(&options.passes.pipeline);
     if symbols.is_empty() {
         return crate::lowering::lower(archive, &unfused);
     }
@@ -81,15 +82,6 @@ pub(crate) fn lower(archive: &Archive, options: &LowerOptions) -> Result<Lowered
     );
     lowered.dims.clear();
     Ok(lowered)
-}
-
-/// The pipeline without the fusion pass: composites are outlined for static shapes.
-fn without_fusion(pipeline: &str) -> String {
-    let kept: Vec<&str> = pipeline
-        .split(',')
-        .filter(|name| name.trim() != "fuse")
-        .collect();
-    kept.join(",")
 }
 
 /// The most symbols kept dynamic: the program is lowered `2^n + 1` times.
