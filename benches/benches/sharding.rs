@@ -12,7 +12,7 @@
 use std::process::ExitCode;
 
 use tpuc_driver::{Emit, ExecutableReport, LowerOptions, PluginPaths, Target};
-use tpuc_shard::{MeshSpec, PlanSource, Preset, ShardRequest};
+use tpuc_passes::sharding::{MeshSpec, PlanSource, Preset, ShardRequest};
 
 /// The presets, with the mesh of the two-axis ones on a 4- or 8-device target.
 fn plans(devices: u64) -> Vec<(Preset, Option<MeshSpec>)> {

@@ -103,17 +103,20 @@ pub struct ShardArgs {
     /// The device mesh, e.g. `dp=2,tp=2` (its size must be the target's device count);
     /// default: the plan's, else one axis over all devices.
     #[arg(long, value_name = "AXIS=N,...", requires = "shard")]
-    mesh: Option<tpuc_shard::MeshSpec>,
+    mesh: Option<tpuc_passes::sharding::MeshSpec>,
 }
 
 impl ShardArgs {
     /// The request, with the plan file read and parsed; `None` without `--shard`.
-    pub fn request(&self) -> Result<Option<tpuc_shard::ShardRequest>> {
+    pub fn request(&self) -> Result<Option<tpuc_passes::sharding::ShardRequest>> {
         let Some(plan) = &self.shard else {
             return Ok(None);
         };
-        let plan = tpuc_shard::PlanSource::parse(plan)?;
-        Ok(Some(tpuc_shard::ShardRequest::new(plan, self.mesh.clone())))
+        let plan = tpuc_passes::sharding::PlanSource::parse(plan)?;
+        Ok(Some(tpuc_passes::sharding::ShardRequest::new(
+            plan,
+            self.mesh.clone(),
+        )))
     }
 }
 
@@ -223,7 +226,7 @@ pub fn run(args: &Args) -> Result<()> {
 
 /// The mesh and per-device memory estimate of a sharded module, on stderr (the module goes
 /// to stdout).
-fn print_shard_report(report: &tpuc_shard::ShardReport, format: Format) -> Result<()> {
+fn print_shard_report(report: &tpuc_passes::sharding::ShardReport, format: Format) -> Result<()> {
     let memory = &report.memory;
     for note in &report.assignment.notes {
         eprintln!("warning: {note}");

@@ -8,7 +8,7 @@ use std::path::Path;
 
 use support::{compile, fixture, json, repo_root, tpuc, uncached, warnings};
 
-/// Every fixture that gets composites (those `crates/lower/tests/fusion.rs` counts).
+/// Every fixture that gets composites (those `crates/front/lower/tests/fusion.rs` counts).
 const FUSED_FIXTURES: &[&str] = &[
     "decoder",
     "dyn_seq",

@@ -184,7 +184,9 @@ fn run_item(
 }
 
 /// The item's own sharding plan and mesh, when its entry gives one.
-fn item_sharding(item: &Item<Target>) -> crate::error::Result<Option<tpuc_shard::ShardRequest>> {
+fn item_sharding(
+    item: &Item<Target>,
+) -> crate::error::Result<Option<tpuc_passes::sharding::ShardRequest>> {
     let Some(shard) = &item.shard else {
         if item.mesh.is_some() {
             return Err(crate::error::DriverError::Unsupported(
@@ -193,12 +195,13 @@ fn item_sharding(item: &Item<Target>) -> crate::error::Result<Option<tpuc_shard:
         }
         return Ok(None);
     };
-    let plan = tpuc_shard::PlanSource::parse(shard).map_err(tpuc_lower::LowerError::from)?;
+    let plan =
+        tpuc_passes::sharding::PlanSource::parse(shard).map_err(tpuc_lower::LowerError::from)?;
     let mesh = item
         .mesh
         .as_deref()
         .map(str::parse)
         .transpose()
         .map_err(tpuc_lower::LowerError::from)?;
-    Ok(Some(tpuc_shard::ShardRequest::new(plan, mesh)))
+    Ok(Some(tpuc_passes::sharding::ShardRequest::new(plan, mesh)))
 }

@@ -8,6 +8,7 @@
 //! so a runtime knows the layout of everything it passes in and gets back.
 
 mod annotate;
+mod plan;
 pub mod propagate;
 pub mod rule;
 pub mod rules;
@@ -16,6 +17,11 @@ pub mod state;
 use tpuc_ir::{Module, OpKind, Visibility};
 
 use crate::pass::{Pass, PassContext};
+pub use plan::{
+    ArgumentRole, Assignment, DATA_AXIS, DimSpec, DimValue, MESH_NAME, MODEL_AXIS, MemoryEstimate,
+    MeshSpec, PlanError, PlanFile, PlanSource, Preset, ResultRole, ShardReport, ShardRequest,
+    SpecValue, TensorSpec, apply,
+};
 pub use rule::{Factor, FactorKind, OpRule, TensorFactors};
 pub use rules::op_rule;
 pub use state::{DimState, State};

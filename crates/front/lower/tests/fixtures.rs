@@ -1,0 +1,385 @@
+//! Lowers every fixture of `testdata/models` (both the exported and the decomposed program) and
+//! snapshots `main` as pretty StableHLO, with the argument and result bindings.
+
+use std::fmt::Write;
+use std::path::PathBuf;
+
+use tpuc_ir::{PrintOptions, print};
+use tpuc_lower::{LowerOptions, Lowered, lower};
+use tpuc_pt2::Archive;
+
+fn models_dir() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../testdata/models")
+}
+
+pub fn lower_fixture(file: &str) -> Lowered {
+    let archive = Archive::open(models_dir().join(file)).expect("fixture opens");
+    match lower(&archive, &LowerOptions::default()) {
+        Ok(lowered) => lowered,
+        Err(error) => panic!("{file}: {:?}", miette::Report::new(error)),
+    }
+}
+
+/// The snapshot text: bindings, then the module.
+fn render(lowered: &Lowered) -> String {
+    let mut out = String::new();
+    for (i, arg) in lowered.arguments.iter().enumerate() {
+        let _ = writeln!(
+            out,
+            "// arg {i}: {:?} {} {:?}",
+            arg.source, arg.dtype, arg.shape
+        );
+    }
+    for (i, result) in lowered.results.iter().enumerate() {
+        let _ = writeln!(
+            out,
+            "// result {i}: {:?} {} {:?}",
+            result.source, result.dtype, result.shape
+        );
+    }
+    if !lowered.dims.is_empty() {
+        let _ = writeln!(out, "// dims: {:?}", lowered.dims);
+    }
+    out.push_str(&print::pretty(&lowered.module, &PrintOptions::default()));
+    out
+}
+
+/// Properties every lowering must have (see docs/ops.md): no f64 in a model without f64, no
+/// identity reshapes or converts.
+fn check_tight(name: &str, text: &str) {
+    assert!(!text.contains("f64"), "{name}: f64 in the lowered module");
+    for line in text.lines() {
+        if let Some(types) = line.split(" : ").nth(1)
+            && (line.contains("stablehlo.reshape") || line.contains("stablehlo.convert"))
+            && let Some((from, to)) = types.split_once(" -> ")
+        {
+            assert_ne!(
+                from.trim_start_matches('('),
+                to.trim_end_matches(')'),
+                "{name}: identity op: {line}"
+            );
+        }
+    }
+}
+
+/// Each argument of `main` names what it binds (`jax.arg_info`): the weight's FQN or the user
+/// input's name, as the argument bindings say.
+fn check_arg_names(lowered: &Lowered) {
+    let main = lowered.module.function("main").unwrap();
+    assert_eq!(main.arg_attrs.len(), lowered.arguments.len());
+    for (attrs, binding) in main.arg_attrs.iter().zip(&lowered.arguments) {
+        let expected = match &binding.source {
+            tpuc_lower::ArgumentSource::Parameter { fqn }
+            | tpuc_lower::ArgumentSource::Buffer { fqn, .. }
+            | tpuc_lower::ArgumentSource::Constant { fqn } => fqn,
+            tpuc_lower::ArgumentSource::UserInput { name, .. } => name,
+        };
+        assert_eq!(
+            attrs.get(tpuc_lower::ARG_INFO),
+            Some(&tpuc_ir::Attribute::String(expected.clone())),
+            "{binding:?}"
+        );
+    }
+}
+
+macro_rules! fixtures {
+    ($($test:ident => $file:literal),+ $(,)?) => {
+        $(
+            #[test]
+            fn $test() {
+                let lowered = lower_fixture($file);
+                let text = render(&lowered);
+                check_tight($file, &text);
+                check_arg_names(&lowered);
+                insta::assert_snapshot!(stringify!($test), text);
+            }
+        )+
+    };
+}
+
+fixtures! {
+    mlp => "mlp.pt2",
+    mlp_core => "mlp.core.pt2",
+    cnn => "cnn.pt2",
+    cnn_core => "cnn.core.pt2",
+    decoder => "decoder.pt2",
+    decoder_core => "decoder.core.pt2",
+    dyn_batch => "dyn_batch.pt2",
+    dyn_batch_core => "dyn_batch.core.pt2",
+    dyn_seq => "dyn_seq.pt2",
+    dyn_seq_core => "dyn_seq.core.pt2",
+    dyn_conv => "dyn_conv.pt2",
+    dyn_conv_core => "dyn_conv.core.pt2",
+    dyn_tokens => "dyn_tokens.pt2",
+    dyn_tokens_core => "dyn_tokens.core.pt2",
+    gpt2 => "gpt2.pt2",
+    gpt2_core => "gpt2.core.pt2",
+    bert => "bert.pt2",
+    bert_core => "bert.core.pt2",
+    collectives => "collectives.pt2",
+    collectives_core => "collectives.core.pt2",
+    llama => "llama.pt2",
+    llama_core => "llama.core.pt2",
+    resnet => "resnet.pt2",
+    resnet_core => "resnet.core.pt2",
+    vit => "vit.pt2",
+    vit_core => "vit.core.pt2",
+    misc => "misc.pt2",
+    misc_core => "misc.core.pt2",
+    quant_bf16 => "quant_bf16.pt2",
+    quant_bf16_core => "quant_bf16.core.pt2",
+    stateful => "stateful.pt2",
+    stateful_core => "stateful.core.pt2",
+    cond => "cond.pt2",
+    cond_core => "cond.core.pt2",
+    control => "control.pt2",
+    control_core => "control.core.pt2",
+    coverage => "coverage.pt2",
+    coverage_core => "coverage.core.pt2",
+    inplace => "inplace.pt2",
+    inplace_core => "inplace.core.pt2",
+    shape_ops => "shape_ops.pt2",
+    shape_ops_core => "shape_ops.core.pt2",
+    vision => "vision.pt2",
+    vision_core => "vision.core.pt2",
+    sequence => "sequence.pt2",
+    sequence_core => "sequence.core.pt2",
+    windows => "windows.pt2",
+    windows_core => "windows.core.pt2",
+    log_of_input => "log_of_input.pt2",
+    log_of_input_core => "log_of_input.core.pt2",
+    t5 => "t5.pt2",
+    t5_core => "t5.core.pt2",
+    bart => "bart.pt2",
+    bart_core => "bart.core.pt2",
+    bloom => "bloom.pt2",
+    bloom_core => "bloom.core.pt2",
+    falcon => "falcon.pt2",
+    falcon_core => "falcon.core.pt2",
+    gemma2 => "gemma2.pt2",
+    gemma2_core => "gemma2.core.pt2",
+    clip => "clip.pt2",
+    clip_core => "clip.core.pt2",
+    llama_bf16 => "llama_bf16.pt2",
+    llama_bf16_core => "llama_bf16.core.pt2",
+    llama_f16 => "llama_f16.pt2",
+    llama_f16_core => "llama_f16.core.pt2",
+    llama_int8 => "llama_int8.pt2",
+    llama_int8_core => "llama_int8.core.pt2",
+    densenet => "densenet.pt2",
+    densenet_core => "densenet.core.pt2",
+    shufflenet => "shufflenet.pt2",
+    shufflenet_core => "shufflenet.core.pt2",
+    unet => "unet.pt2",
+    unet_core => "unet.core.pt2",
+    wav2vec2 => "wav2vec2.pt2",
+    wav2vec2_core => "wav2vec2.core.pt2",
+    siglip => "siglip.pt2",
+    siglip_core => "siglip.core.pt2",
+}
+
+#[test]
+fn ops_carry_the_node_and_user_line() {
+    let lowered = lower_fixture("mlp.pt2");
+    let text = print::pretty(
+        &lowered.module,
+        &PrintOptions::with_locations(tpuc_ir::LocationStyle::Inline),
+    );
+    assert!(
+        text.contains(r#"loc("linear"("testdata/generate.py":98:0))"#),
+        "{text}"
+    );
+    assert!(
+        text.contains(r#"loc("relu"("testdata/generate.py":98:0))"#),
+        "{text}"
+    );
+}
+
+#[test]
+fn dims_are_specialised_and_checked_against_ranges() {
+    let archive = Archive::open(models_dir().join("dyn_batch.pt2")).unwrap();
+    let mut options = LowerOptions::default();
+    options.dims.insert("s77".into(), 7);
+    let lowered = lower(&archive, &options).unwrap();
+    assert_eq!(lowered.dims["s77"], 7);
+    assert_eq!(lowered.arguments.last().unwrap().shape, [7, 4, 6]);
+
+    options.dims.insert("s77".into(), 65);
+    let error = lower(&archive, &options).unwrap_err().to_string();
+    assert!(error.contains("outside the range [1, 64]"), "{error}");
+
+    let mut options = LowerOptions::default();
+    options.input_shapes.insert(0, vec![3, 4, 6]);
+    assert_eq!(lower(&archive, &options).unwrap().dims["s77"], 3);
+    options.input_shapes.insert(0, vec![3, 5, 6]);
+    let error = lower(&archive, &options).unwrap_err().to_string();
+    assert!(error.contains("static size 4"), "{error}");
+}
+
+#[test]
+fn inlined_weights_become_constants() {
+    let archive = Archive::open(models_dir().join("mlp.pt2")).unwrap();
+    let options = LowerOptions {
+        inline_weights: true,
+        ..LowerOptions::default()
+    };
+    let lowered = lower(&archive, &options).unwrap();
+    assert_eq!(lowered.arguments.len(), 1);
+    let text = print::pretty(&lowered.module, &PrintOptions::default());
+    assert!(text.contains("stablehlo.constant dense<"), "{text}");
+}
+
+/// `mlp.pt2` with its op targets renamed in place (same length, so the zip stays valid; its
+/// checksums are rewritten).
+fn mlp_with_unknown_ops() -> Archive {
+    let mut bytes = std::fs::read(models_dir().join("mlp.pt2")).unwrap();
+    let renames = [
+        ("torch.ops.aten.relu.default", "torch.ops.aten.relx.default"),
+        (
+            "torch.ops.aten.linear.default",
+            "torch.ops.aten.lineax.default",
+        ),
+    ];
+    let mut found = 0;
+    tpuc_testkit::zip::edit_records(
+        &mut bytes,
+        |name| name.ends_with(".json"),
+        |_, _, data| {
+            for (from, to) in renames {
+                let (from, to) = (from.as_bytes(), to.as_bytes());
+                let mut i = 0;
+                while i + from.len() <= data.len() {
+                    if &data[i..i + from.len()] == from {
+                        data[i..i + from.len()].copy_from_slice(to);
+                        found += 1;
+                        i += from.len();
+                    } else {
+                        i += 1;
+                    }
+                }
+            }
+        },
+    );
+    assert!(found >= 2, "mlp.pt2 names relu and linear");
+    Archive::from_bytes("mlp_unknown.pt2", bytes).expect("edited fixture opens")
+}
+
+#[test]
+fn unsupported_ops_name_the_target_node_and_line() {
+    let archive = mlp_with_unknown_ops();
+    let error = lower(&archive, &LowerOptions::default()).unwrap_err();
+    let message = error.to_string();
+    assert!(
+        message.contains("`torch.ops.aten.lineax.default`"),
+        "{message}"
+    );
+    assert!(message.contains("node `linear`"), "{message}");
+    assert!(message.contains("testdata/generate.py:98"), "{message}");
+    assert!(matches!(
+        error,
+        tpuc_lower::LowerError::UnsupportedOp { .. }
+    ));
+
+    let options = LowerOptions {
+        keep_going: true,
+        ..LowerOptions::default()
+    };
+    match lower(&archive, &options).unwrap_err() {
+        tpuc_lower::LowerError::Many { errors } => {
+            // One error per unknown target, in order of first appearance, naming its nodes.
+            let targets: Vec<String> = errors.iter().map(|e| e.to_string()).collect();
+            assert_eq!(errors.len(), 2, "{targets:#?}");
+            assert!(
+                targets[0].contains("`torch.ops.aten.lineax.default` yet: 2 node(s): `linear`, `linear_1`, first at testdata/generate.py:98"),
+                "{targets:#?}"
+            );
+            assert!(targets[1].contains("relx"), "{targets:#?}");
+            assert!(matches!(
+                errors[1],
+                tpuc_lower::LowerError::UnsupportedOp { .. }
+            ));
+        }
+        other => panic!("expected every unsupported op, got {other}"),
+    }
+}
+
+/// The FQN a weight argument binds, if it binds one.
+fn weight_fqn(source: &tpuc_lower::ArgumentSource) -> Option<&str> {
+    use tpuc_lower::ArgumentSource as S;
+    match source {
+        S::Parameter { fqn } | S::Buffer { fqn, .. } | S::Constant { fqn } => Some(fqn),
+        S::UserInput { .. } => None,
+    }
+}
+
+#[test]
+fn tied_weights_are_passed_once() {
+    // Two names for one tensor (same storage, offset, sizes and strides) bind one argument;
+    // views of a storage that differ in layout stay separate arguments.
+    let manifest: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(models_dir().join("../manifest.json")).expect("manifest"),
+    )
+    .expect("manifest parses");
+    let mut tied_pairs = 0;
+    for (name, model) in manifest["models"].as_object().expect("models") {
+        for file in ["pt2", "core"] {
+            let file = model["files"][file]
+                .as_str()
+                .expect("file")
+                .trim_start_matches("models/");
+            let archive = Archive::open(models_dir().join(file)).expect("fixture opens");
+            // Without passes, so that pruning unused arguments cannot hide a second binding.
+            let unpruned = LowerOptions {
+                passes: tpuc_passes::PassOptions {
+                    pipeline: String::new(),
+                    ..Default::default()
+                },
+                ..LowerOptions::default()
+            };
+            let lowered = lower(&archive, &unpruned).expect("fixture lowers");
+            let mut layouts = std::collections::HashMap::new();
+            for fqn in lowered
+                .arguments
+                .iter()
+                .filter_map(|a| weight_fqn(&a.source))
+            {
+                let w = archive
+                    .weight(fqn)
+                    .expect("a bound weight is in the archive");
+                let layout = (
+                    w.storage_entry().to_owned(),
+                    w.storage_offset(),
+                    w.sizes().to_vec(),
+                    w.strides().to_vec(),
+                );
+                if let Some(other) = layouts.insert(layout, fqn) {
+                    panic!("{name} ({file}): `{other}` and `{fqn}` are one tensor passed twice");
+                }
+            }
+            let bound = lowered.arguments.len();
+            let tied: usize = model["tied"]
+                .as_array()
+                .expect("tied")
+                .iter()
+                .filter(|group| {
+                    let fqns: Vec<&str> = group
+                        .as_array()
+                        .expect("group")
+                        .iter()
+                        .filter_map(|f| f.as_str())
+                        .collect();
+                    fqns.iter()
+                        .filter_map(|f| archive.weight(f))
+                        .map(|w| (w.storage_offset(), w.sizes().to_vec(), w.strides().to_vec()))
+                        .collect::<std::collections::HashSet<_>>()
+                        .len()
+                        == 1
+                })
+                .count();
+            tied_pairs += tied;
+            assert!(bound > 0, "{name} ({file}) binds its arguments");
+        }
+    }
+    // decoder, dyn_seq and gpt2 tie an LM head to the embedding, in both dialects.
+    assert!(tied_pairs >= 6, "only {tied_pairs} tied groups checked");
+}
