@@ -13,14 +13,14 @@ use std::time::Duration;
 use criterion::{Criterion, criterion_group, criterion_main};
 use tpuc_benches::{copy_dir, largest_fixture};
 use tpuc_cache::{Cache, Mode};
-use tpuc_driver::{CacheTiers, LowerOptions, Origin, PluginPaths, Target, compile};
+use tpuc_driver::{CacheTiers, Options, Origin, PluginPaths, Target, compile};
 
 fn bench(c: &mut Criterion) {
     let model = largest_fixture();
     let targets = [Target::Tpu {
         topology: "v5e:2x2".to_owned(),
     }];
-    let options = LowerOptions::default();
+    let options = Options::default();
     let plugins = PluginPaths::default();
     let warm_dir = tempfile::tempdir().unwrap();
     let warm = CacheTiers::from(Cache::open(warm_dir.path(), Mode::ReadWrite));

@@ -19,8 +19,7 @@ use std::process::ExitCode;
 
 use tpuc_benches::op_count::OpCounts;
 use tpuc_benches::peers_dir;
-use tpuc_driver::{Emit, LowerOptions, PluginPaths, Target};
-use tpuc_passes::PassOptions;
+use tpuc_driver::{Emit, Options, PluginPaths, Target};
 
 const GOAL: f64 = 0.8;
 
@@ -104,12 +103,12 @@ fn compare_tpu_compiles(rounds: usize) -> bool {
         .filter(|p| p.extension().is_some_and(|e| e == "pt2"))
         .collect();
     fixtures.sort();
-    let none = LowerOptions {
-        passes: PassOptions {
-            pipeline: String::new(),
-            ..PassOptions::default()
+    let none = Options {
+        pipeline: tpuc_passes::PipelineRequest {
+            passes: Some(Vec::new()),
+            ..Default::default()
         },
-        ..LowerOptions::default()
+        ..Options::default()
     };
     println!(
         "\n{:<22} {:>6} {:>6} {:>9} {:>9} {:>6} {:>11} {:>11} {:>6}",
@@ -135,7 +134,7 @@ fn compare_tpu_compiles(rounds: usize) -> bool {
             .and_then(|n| n.to_str())
             .unwrap_or("?")
             .to_owned();
-        let texts = [&none, &LowerOptions::default()].map(|options| {
+        let texts = [&none, &Options::default()].map(|options| {
             tpuc_driver::lower(&fixture, options).map(|l| l.text(Emit::StablehloGeneric))
         });
         let [Ok(raw), Ok(simplified)] = texts else {
@@ -183,7 +182,7 @@ fn main() -> ExitCode {
         println!("skipped: no peer comparison set at ../shared/peers (beside the checkout)");
         return ExitCode::SUCCESS;
     };
-    let options = LowerOptions::default();
+    let options = Options::default();
     let mut failed = false;
     let mut worst: f64 = 0.0;
     println!(

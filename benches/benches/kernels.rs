@@ -13,7 +13,7 @@ use std::path::Path;
 use std::process::ExitCode;
 
 use tpuc_driver::{CostAnalysis, PluginPaths, Target};
-use tpuc_passes::{DEFAULT_PIPELINE, FUSE_PASSES, KernelLibrary, PassOptions};
+use tpuc_passes::{Fusion, KernelLibrary, PipelineRequest, RunOptions, Source};
 use tpuc_testkit::attention::Attention;
 
 fn cost(
@@ -21,13 +21,18 @@ fn cost(
     kernels: Option<&KernelLibrary>,
     target: &Target,
 ) -> Result<CostAnalysis, String> {
-    let mut module = tpuc_ir::parse::parse_module(text).map_err(|e| format!("{e:?}"))?;
-    let options = PassOptions {
-        pipeline: format!("{DEFAULT_PIPELINE},{FUSE_PASSES}"),
+    let module = tpuc_ir::parse::parse_module(text).map_err(|e| format!("{e:?}"))?;
+    let mut program = tpuc_ir::Program::from_module(module).map_err(|e| e.to_string())?;
+    let request = PipelineRequest {
+        fusion: Fusion::Fuse,
         kernels: kernels.cloned(),
-        ..PassOptions::default()
+        ..PipelineRequest::default()
     };
-    let report = options.run(&mut module).map_err(|e| e.to_string())?;
+    let report = request
+        .spec(Source::Archive)
+        .run(&mut program, &RunOptions::default())
+        .map_err(|e| e.to_string())?;
+    let module = program.module;
     if kernels.is_some() && report.kernels.values().sum::<usize>() != 1 {
         return Err("the kernel did not replace the composite".to_owned());
     }

@@ -6,12 +6,12 @@
 use std::hint::black_box;
 
 use criterion::{Criterion, criterion_group, criterion_main};
-use tpuc_driver::{Emit, LowerOptions};
+use tpuc_driver::{Emit, Options};
 
 fn bench_lower(c: &mut Criterion) {
     let path = tpuc_benches::largest_fixture();
     let name = path.file_name().unwrap().to_string_lossy().into_owned();
-    let options = LowerOptions::default();
+    let options = Options::default();
     let mut group = c.benchmark_group("lower");
     for (label, emit) in [
         ("stablehlo", Emit::Stablehlo),

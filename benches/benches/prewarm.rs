@@ -17,7 +17,7 @@ use std::time::{Duration, Instant};
 use tpuc_benches::{copy_dir, fixture_dir};
 use tpuc_cache::{Cache, Mode};
 use tpuc_driver::prewarm::{ItemOutcome, Mode as RunMode, Progress, Status, prewarm};
-use tpuc_driver::{CacheTiers, LowerOptions, PluginPaths, Target};
+use tpuc_driver::{CacheTiers, Options, PluginPaths, Target};
 use tpuc_prewarm::Plan;
 
 const PLAN: &str = r#"
@@ -46,7 +46,7 @@ fn run(plan: &Plan<Target>, jobs: usize, dir: &Path, expected: Status) -> Durati
         plan,
         RunMode::Compile,
         jobs,
-        &LowerOptions::default(),
+        &Options::default(),
         &PluginPaths::default(),
         &caches,
         &Quiet,

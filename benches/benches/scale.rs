@@ -16,7 +16,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::Instant;
 
-use tpuc_driver::{Input, LowerOptions, Runtime};
+use tpuc_driver::{Input, Options, Runtime};
 use tpuc_npy::{Array, Dtype};
 use tpuc_testkit::widened::{Fill, weight_bytes, widened_mlp};
 
@@ -122,7 +122,7 @@ fn measure(stage: &str, model: &Path) -> (f64, u64) {
 
 fn run_stage(stage: &str, model: &Path, input: &Path) {
     let started = Instant::now();
-    let options = LowerOptions::default();
+    let options = Options::default();
     match stage {
         "open" => {
             tpuc_pt2::Archive::open(model).expect("opens");
@@ -134,7 +134,7 @@ fn run_stage(stage: &str, model: &Path, input: &Path) {
             let lowered = tpuc_driver::lower(model, &options).expect("lowers");
             let runtime = Runtime::cpu(None).expect("the XLA:CPU plugin");
             runtime
-                .compile_module(&lowered.program.module)
+                .compile_module(&lowered.built.program.module)
                 .expect("compiles");
         }
         "run" => {

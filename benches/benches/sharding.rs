@@ -11,7 +11,7 @@
 
 use std::process::ExitCode;
 
-use tpuc_driver::{Emit, ExecutableReport, LowerOptions, PluginPaths, Target};
+use tpuc_driver::{Emit, ExecutableReport, Options, PluginPaths, Target};
 use tpuc_passes::sharding::{MeshSpec, PlanSource, Preset, ShardRequest};
 
 /// The presets, with the mesh of the two-axis ones on a 4- or 8-device target.
@@ -29,10 +29,10 @@ fn plans(devices: u64) -> Vec<(Preset, Option<MeshSpec>)> {
 fn compile(
     fixture: &std::path::Path,
     target: &Target,
-    options: &LowerOptions,
+    options: &Options,
 ) -> Result<ExecutableReport, String> {
     let lowered =
-        tpuc_driver::lower(fixture, &target.lower_options(options)).map_err(|e| e.to_string())?;
+        tpuc_driver::lower(fixture, &options.for_target(target)).map_err(|e| e.to_string())?;
     let text = lowered.text(Emit::StablehloGeneric);
     tpuc_driver::compile::compile_module_report(&text, target, &PluginPaths::default())
         .map(|(_, report)| report)
@@ -81,7 +81,7 @@ fn main() -> ExitCode {
     let mut failed = false;
     for fixture in &fixtures {
         let name = fixture.file_stem().and_then(|n| n.to_str()).unwrap_or("?");
-        let whole = match compile(fixture, &target, &LowerOptions::default()) {
+        let whole = match compile(fixture, &target, &Options::default()) {
             Ok(report) => figures(&report),
             Err(error) => {
                 println!("{name:<12} does not compile unsharded: {error}");
@@ -90,10 +90,8 @@ fn main() -> ExitCode {
             }
         };
         for (preset, mesh) in plans(target.devices()) {
-            let options = LowerOptions {
-                sharding: Some(ShardRequest::new(PlanSource::Preset(preset), mesh)),
-                ..LowerOptions::default()
-            };
+            let mut options = Options::default();
+            options.pipeline.sharding = Some(ShardRequest::new(PlanSource::Preset(preset), mesh));
             match compile(fixture, &target, &options) {
                 Ok(report) => {
                     let (arguments, flops, optimal) = figures(&report);

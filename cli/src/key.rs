@@ -45,7 +45,7 @@ pub fn run(args: &Args) -> Result<ExitCode> {
     let plugins = common.plugins.paths();
     let keys_at = |dims: &BTreeMap<String, i64>, targets: &[Target], warnings: &mut Vec<String>| {
         let mut options = options.clone();
-        options.dims.extend(dims.clone());
+        options.lower.dims.extend(dims.clone());
         tpuc_driver::keys(&args.model, targets, &options, &plugins, &caches, warnings)
     };
     let families = common

@@ -6,14 +6,14 @@ use std::path::{Path, PathBuf};
 
 use clap::ValueEnum;
 use miette::{IntoDiagnostic, Result, miette};
-use tpuc_driver::{DimSizes, Emit, LowerOptions};
+use tpuc_driver::{DimSizes, Emit, LowerOptions, Options};
 
 use crate::Format;
 use crate::passes::PassArgs;
 
 #[derive(clap::Args)]
 pub struct Args {
-    /// The `.pt2` archive written by `torch.export.save`.
+    /// The `.pt2` archive written by `torch.export.save` (or StableHLO text, `.mlir`).
     model: PathBuf,
     /// Write the text to this file (replaced whole, never left partial) instead of stdout.
     #[arg(short, long, value_name = "OUT.mlir")]
@@ -123,7 +123,7 @@ impl ShardArgs {
 impl LoweringArgs {
     /// The options for one shape of `model`: no dimension given more than one size.
     /// `platform` (`tpu`, `cpu`, or `None` when targets mix them) picks kernels.
-    pub fn options(&self, model: &Path, platform: Option<&str>) -> Result<LowerOptions> {
+    pub fn options(&self, model: &Path, platform: Option<&str>) -> Result<Options> {
         let mut shapes = self.shapes(model)?;
         if shapes.len() > 1 {
             return Err(miette!(
@@ -134,25 +134,28 @@ impl LoweringArgs {
             ));
         }
         let mut options = self.unsized_options(platform)?;
-        options.dims = shapes.pop().unwrap_or_default();
+        options.lower.dims = shapes.pop().unwrap_or_default();
         Ok(options)
     }
 
     /// The options without sizes for symbolic dimensions (see [`Self::shapes`]).
-    pub fn unsized_options(&self, platform: Option<&str>) -> Result<LowerOptions> {
-        Ok(LowerOptions {
-            inline_weights: self.inline_weights,
-            dims: BTreeMap::new(),
-            input_shapes: self.input_shapes.iter().cloned().collect(),
-            keep_going: self.keep_going,
-            passes: self
-                .passes
-                .options(tpuc_passes::DEFAULT_PIPELINE, platform)?,
-            world_size: self.world_size,
-            sharding: self.sharding.request()?,
-            debug: self.debug.is_some(),
-            debug_nan: self.debug == Some(DebugChecks::Nan),
-            outputs: None,
+    pub fn unsized_options(&self, platform: Option<&str>) -> Result<Options> {
+        let mut pipeline = self.passes.request(platform)?;
+        pipeline.sharding = self.sharding.request()?;
+        Ok(Options {
+            lower: LowerOptions {
+                inline_weights: self.inline_weights,
+                dims: BTreeMap::new(),
+                input_shapes: self.input_shapes.iter().cloned().collect(),
+                keep_going: self.keep_going,
+                world_size: self.world_size,
+                debug: self.debug.is_some(),
+                debug_nan: self.debug == Some(DebugChecks::Nan),
+                outputs: None,
+            },
+            pipeline,
+            run: self.passes.run_options(),
+            weights: None,
         })
     }
 
@@ -197,18 +200,15 @@ pub fn run(args: &Args) -> Result<()> {
     };
     let mut options = args.lowering.options(&args.model, Some(platform))?;
     if let Some(target) = &args.target {
-        options = target.lower_options(&options);
+        options = options.for_target(target);
     }
     let text = match emit {
         Emit::Fx => tpuc_driver::emit(&args.model, emit, &options)?,
+        stablehlo if args.dynamic => tpuc_driver::lower_dynamic(&args.model, &options, stablehlo)?,
         stablehlo => {
-            let lowered = if args.dynamic {
-                tpuc_driver::lower_dynamic(&args.model, &options)?
-            } else {
-                tpuc_driver::lower(&args.model, &options)?
-            };
-            args.lowering.passes.print_report(&lowered.program.passes);
-            if let Some(report) = &lowered.program.sharding {
+            let lowered = tpuc_driver::lower(&args.model, &options)?;
+            args.lowering.passes.print_report(&lowered.built.passes);
+            if let Some(report) = &lowered.built.passes.sharding {
                 print_shard_report(report, args.format)?;
             }
             lowered.text(stablehlo)

@@ -41,14 +41,17 @@ pub fn run(args: &Args) -> Result<()> {
     let text = std::fs::read_to_string(&args.input)
         .into_diagnostic()
         .wrap_err_with(|| format!("cannot read `{name}`"))?;
-    let (mut module, spans) =
+    let (module, spans) =
         tpuc_ir::parse::parse_module_with_spans(&text).map_err(|e| e.with_source(&name, &text))?;
     tpuc_ir::verify(&module)
         .map_err(|e| e.with_module_text(&name, &text, &spans).with_user_sources())?;
+    let mut program = tpuc_ir::Program::from_module(module)?;
     let report = args
         .passes
-        .options(tpuc_passes::MLIR_INPUT_PASSES, Some("tpu"))?
-        .run(&mut module)?;
+        .request(Some("tpu"))?
+        .spec(tpuc_passes::Source::Opt)
+        .run(&mut program, &args.passes.run_options())?;
+    let module = program.module;
     args.passes.print_report(&report);
     let options = PrintOptions::with_locations(if args.strip_locations {
         LocationStyle::Strip

@@ -3,14 +3,16 @@
 use std::path::PathBuf;
 
 use miette::{Result, miette};
-use tpuc_passes::{FUSE_PASSES, KernelLibrary, PassOptions, PipelineReport, RunOptions};
+use tpuc_passes::{Fusion, KernelLibrary, PassName, PipelineReport, PipelineRequest, RunOptions};
 
 #[derive(clap::Args)]
 pub struct PassArgs {
     /// The passes to run on the module, separated by commas (e.g. `canonicalize,cse,dce`;
-    /// `--passes ''` runs none). Default for `lower`, `compile` and `run`: the simplification
-    /// pipeline `canonicalize,cse,canonicalize,cse,dce,prune-args` (after `chlo-legalize` for
-    /// `.mlir` input); for `opt`: `chlo-legalize`.
+    /// `--passes ''` runs none): chlo-legalize, canonicalize, fold, cse, dce, prune-args,
+    /// sharding-propagate, fuse, inline-composites. Default for `lower`, `compile` and `run`:
+    /// `canonicalize,cse,canonicalize,cse,dce,prune-args` (after `chlo-legalize` for `.mlir`
+    /// input); for `opt`: `chlo-legalize`. `--kernels` and `--shard` add their own passes
+    /// (`kernels`, `shard`, `sharding-propagate`) after these.
     #[arg(long, value_name = "PASS,...")]
     passes: Option<String>,
     /// Outline attention, norms, activations, rotary embeddings, softmax and top-k routing into
@@ -47,9 +49,9 @@ pub struct PassArgs {
 }
 
 impl PassArgs {
-    /// The options, with `default` as the pipeline when `--passes` is not given; `platform`
-    /// (`tpu` or `cpu`, `None` when the targets mix them) picks the kernels.
-    pub fn options(&self, default: &str, platform: Option<&str>) -> Result<PassOptions> {
+    /// What the flags ask of the middle end; `platform` (`tpu` or `cpu`, `None` when the
+    /// targets mix them) picks the kernels. Sharding is the sharding flags'.
+    pub fn request(&self, platform: Option<&str>) -> Result<PipelineRequest> {
         let kernels = match &self.kernels {
             None => None,
             Some(dir) => {
@@ -72,38 +74,35 @@ impl PassArgs {
                 Some(KernelLibrary::load(dir, target)?)
             }
         };
-        Ok(PassOptions {
-            pipeline: self.pipeline(default),
+        let passes = match &self.passes {
+            Some(list) => Some(PassName::parse_list(list)?),
+            None => None,
+        };
+        let fusion = if self.no_fuse {
+            Fusion::NoFuse
+        } else if self.fuse {
+            Fusion::Fuse
+        } else {
+            Fusion::AsListed
+        };
+        Ok(PipelineRequest {
+            passes,
+            fusion,
             kernels,
-            run: RunOptions {
-                verify_each: self.verify_each,
-                print_after_all: self.print_ir_after_all,
-                print_after: self.print_ir_after.clone(),
-                print_before: self.print_ir_before.clone(),
-                pretty: true,
-                ..RunOptions::default()
-            },
+            sharding: None,
         })
     }
 
-    /// The pipeline text: `--passes` or `default`, with `fuse,dce` appended for `--fuse` (unless
-    /// it already fuses) and every `fuse` dropped for `--no-fuse`.
-    fn pipeline(&self, default: &str) -> String {
-        let pipeline = self.passes.clone().unwrap_or_else(|| default.to_owned());
-        if self.no_fuse {
-            return tpuc_passes::without_fusion(&pipeline);
+    /// How to run the pipeline: verification and IR dumps.
+    pub fn run_options(&self) -> RunOptions {
+        RunOptions {
+            verify_each: self.verify_each,
+            print_after_all: self.print_ir_after_all,
+            print_after: self.print_ir_after.clone(),
+            print_before: self.print_ir_before.clone(),
+            pretty: true,
+            ..RunOptions::default()
         }
-        let names: Vec<&str> = pipeline
-            .split(',')
-            .map(str::trim)
-            .filter(|n| !n.is_empty())
-            .collect();
-        if (self.fuse || self.kernels.is_some()) && !names.contains(&"fuse") {
-            let mut names = names;
-            names.extend(FUSE_PASSES.split(','));
-            return names.join(",");
-        }
-        pipeline
     }
 
     /// Prints the dumps and, with `--timing`, the timing table to stderr.

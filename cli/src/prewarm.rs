@@ -10,7 +10,7 @@ use std::time::{Duration, Instant};
 use indicatif::{MultiProgress, ProgressBar, ProgressDrawTarget, ProgressStyle};
 use miette::{IntoDiagnostic, Result, miette};
 use tpuc_driver::prewarm::{ItemOutcome, Mode, Progress, Status};
-use tpuc_driver::{LowerOptions, Target};
+use tpuc_driver::{Options, Target};
 use tpuc_prewarm::{Item, Plan};
 
 use crate::cache::{CacheArgs, RemoteArgs, human_size};
@@ -71,9 +71,10 @@ pub fn run(args: &Args) -> Result<ExitCode> {
         &plan,
         mode,
         jobs,
-        &LowerOptions {
-            sharding: args.sharding.request()?,
-            ..lower_options(&plan)?
+        &{
+            let mut options = lower_options(&plan)?;
+            options.pipeline.sharding = args.sharding.request()?;
+            options
         },
         &plugins,
         &caches,
@@ -310,11 +311,11 @@ fn write_report(path: &std::path::Path, outcomes: &[ItemOutcome]) -> Result<()> 
 
 /// The lowering options the plan's `fuse`, `kernels` and `kernel_target` ask for; the kernels'
 /// platform is the plan's targets' when `kernel_target` is absent.
-fn lower_options(plan: &Plan<Target>) -> Result<LowerOptions> {
+fn lower_options(plan: &Plan<Target>) -> Result<Options> {
     let options = &plan.options;
-    let mut passes = tpuc_passes::PassOptions::default();
-    if options.fuse || options.kernels.is_some() {
-        passes.pipeline = format!("{},{}", passes.pipeline, tpuc_passes::FUSE_PASSES);
+    let mut pipeline = tpuc_passes::PipelineRequest::default();
+    if options.fuse {
+        pipeline.fusion = tpuc_passes::Fusion::Fuse;
     }
     if let Some(dir) = &options.kernels {
         let tpu = plan
@@ -333,10 +334,10 @@ fn lower_options(plan: &Plan<Target>) -> Result<LowerOptions> {
                 ));
             }
         };
-        passes.kernels = Some(tpuc_passes::KernelLibrary::load(dir, target)?);
+        pipeline.kernels = Some(tpuc_passes::KernelLibrary::load(dir, target)?);
     }
-    Ok(LowerOptions {
-        passes,
-        ..LowerOptions::default()
+    Ok(Options {
+        pipeline,
+        ..Options::default()
     })
 }

@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use miette::{Result, miette};
-use tpuc_driver::{Comparison, Input, ResultSource, Runtime, Target, Tolerance};
+use tpuc_driver::{Comparison, Input, ResultRole, Runtime, Target, Tolerance};
 use tpuc_npy::Array;
 
 use crate::cache::CacheArgs;
@@ -16,8 +16,13 @@ pub const MISMATCH: u8 = 3;
 
 #[derive(clap::Args)]
 pub struct Args {
-    /// The `.pt2` archive written by `torch.export.save`.
+    /// The `.pt2` archive written by `torch.export.save`, or StableHLO text (`.mlir`, e.g.
+    /// from `tpuc lower`).
     model: PathBuf,
+    /// A `.mlir` program's weights: the archive whose parameters, buffers and constants its
+    /// `main` names (`tpuc lower` writes their names).
+    #[arg(long, value_name = "MODEL.pt2")]
+    weights: Option<PathBuf>,
     /// Where to execute: `cpu`, or `cpu:N` for N XLA:CPU devices (a sharded program runs on
     /// as many devices as its mesh has).
     #[arg(long, default_value = "cpu", value_parser = cpu_target)]
@@ -71,13 +76,12 @@ pub fn run(args: &Args) -> Result<ExitCode> {
         .iter()
         .map(Input::read)
         .collect::<Result<Vec<_>, _>>()?;
-    let prepared = tpuc_driver::prepare(
-        &args.model,
-        &inputs,
-        &args
-            .target
-            .lower_options(&args.lowering.options(&args.model, Some("cpu"))?),
-    )?;
+    let mut options = args
+        .lowering
+        .options(&args.model, Some("cpu"))?
+        .for_target(&args.target);
+    options.weights = args.weights.clone();
+    let prepared = tpuc_driver::prepare(&args.model, &inputs, &options)?;
     let mesh_devices = prepared.placement()?.device_count();
     if mesh_devices > devices {
         return Err(miette!(
@@ -142,11 +146,12 @@ pub fn run(args: &Args) -> Result<ExitCode> {
     }
     for (source, value) in &result.mutations {
         let name = match source {
-            ResultSource::BufferMutation { fqn } => format!("buffer.{fqn}.npy"),
-            ResultSource::UserInputMutation { name } => format!("input.{name}.npy"),
-            ResultSource::UserOutput { .. }
-            | ResultSource::IndexCheck { .. }
-            | ResultSource::NonFiniteCheck { .. } => continue,
+            ResultRole::BufferMutation { fqn } => format!("buffer.{fqn}.npy"),
+            ResultRole::InputMutation { name } => format!("input.{name}.npy"),
+            ResultRole::Gradient { fqn } => format!("grad.{fqn}.npy"),
+            ResultRole::OptimizerState { fqn, slot } => format!("state.{fqn}.{slot}.npy"),
+            ResultRole::Loss => "loss.npy".to_owned(),
+            ResultRole::Output { .. } | ResultRole::Check { .. } => continue,
         };
         let path = args.output_dir.join(name);
         let bytes = to_npy(&path, value)?.to_npy_bytes();

@@ -2,7 +2,8 @@
 
 use miette::Result;
 use tpuc_driver::Target;
-use tpuc_driver::compile::{PluginDescription, TPU_TOPOLOGIES, describe_plugin};
+use tpuc_driver::plugins::{PluginDescription, describe_plugin};
+use tpuc_driver::target::TPU_TOPOLOGIES;
 
 use crate::Format;
 use crate::cache::print_json;

@@ -37,8 +37,8 @@ fn fused_fixtures_compile_for_tpu_kept_and_inlined() {
     let cache = tempfile::tempdir().unwrap();
     let inlined = format!(
         "--passes={},{},inline-composites",
-        tpuc_passes::DEFAULT_PIPELINE,
-        tpuc_passes::FUSE_PASSES
+        tpuc_passes::PipelineSpec::of_passes(&tpuc_passes::DEFAULT_PASSES),
+        tpuc_passes::PipelineSpec::of_passes(&tpuc_passes::FUSE_PASSES)
     );
     for name in FUSED_FIXTURES {
         for variant in ["pt2", "core.pt2"] {
@@ -191,7 +191,10 @@ fn a_plan_with_kernels_prewarms_what_compile_with_kernels_hits() {
 
 #[test]
 fn opt_fuses_a_module_jax_wrote() {
-    let pipeline = format!("--passes={}", tpuc_passes::DEFAULT_PIPELINE);
+    let pipeline = format!(
+        "--passes={}",
+        tpuc_passes::PipelineSpec::of_passes(&tpuc_passes::DEFAULT_PASSES)
+    );
     let out = uncached(&[
         "opt",
         "testdata/jax/transformer_block.pretty.mlir",
@@ -351,9 +354,9 @@ fn the_fused_jax_block_matches_jax() {
     let jax = |file: &str| format!("testdata/jax/{file}");
     let inlined = format!(
         "--passes={},{},{},inline-composites",
-        tpuc_passes::MLIR_INPUT_PASSES,
-        tpuc_passes::DEFAULT_PIPELINE,
-        tpuc_passes::FUSE_PASSES
+        "chlo-legalize",
+        tpuc_passes::PipelineSpec::of_passes(&tpuc_passes::DEFAULT_PASSES),
+        tpuc_passes::PipelineSpec::of_passes(&tpuc_passes::FUSE_PASSES)
     );
     for flag in ["--fuse", inlined.as_str()] {
         let mut args = vec![

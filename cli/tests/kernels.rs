@@ -12,7 +12,7 @@ use std::path::{Path, PathBuf};
 use support::{fixture, json, repo_root, tpuc};
 use tpuc_driver::{HostTensor, Runtime, Tolerance};
 use tpuc_ir::Module;
-use tpuc_passes::{DEFAULT_PIPELINE, FUSE_PASSES, KernelLibrary, PassOptions};
+use tpuc_passes::{Fusion, KernelLibrary, PipelineRequest, RunOptions, Source};
 use tpuc_pt2::DType;
 use tpuc_testkit::attention::Attention;
 
@@ -23,14 +23,18 @@ fn library(target: &str) -> KernelLibrary {
 /// The attention module fused, with the library's kernels substituted when given; and how
 /// many composites kernels replaced.
 fn fused(text: &str, kernels: Option<&KernelLibrary>) -> (Module, usize) {
-    let mut module = tpuc_ir::parse::parse_module(text).expect("the attention module parses");
-    let options = PassOptions {
-        pipeline: format!("{DEFAULT_PIPELINE},{FUSE_PASSES}"),
+    let module = tpuc_ir::parse::parse_module(text).expect("the attention module parses");
+    let mut program = tpuc_ir::Program::from_module(module).expect("an interface");
+    let request = PipelineRequest {
+        fusion: Fusion::Fuse,
         kernels: kernels.cloned(),
-        ..PassOptions::default()
+        ..PipelineRequest::default()
     };
-    let report = options.run(&mut module).expect("the passes run");
-    (module, report.kernels.values().sum())
+    let report = request
+        .spec(Source::Archive)
+        .run(&mut program, &RunOptions::default())
+        .expect("the passes run");
+    (program.module, report.kernels.values().sum())
 }
 
 /// Deterministic inputs in [-1, 1): bfloat16 as the top half of the float32.

@@ -13,7 +13,7 @@ use std::sync::Mutex;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use serde_json::Value;
-use tpuc_driver::{LowerOptions, Runtime};
+use tpuc_driver::{LowerOptions, Options, Runtime};
 use tpuc_npy::Array;
 
 fn repo() -> PathBuf {
@@ -35,9 +35,12 @@ fn run_sample(
         .iter()
         .map(|(o, _)| o["output"].as_u64().unwrap() as usize)
         .collect();
-    let options = LowerOptions {
-        outputs: Some(outputs),
-        ..LowerOptions::default()
+    let options = Options {
+        lower: LowerOptions {
+            outputs: Some(outputs),
+            ..LowerOptions::default()
+        },
+        ..Options::default()
     };
     let run = tpuc_driver::run(runtime, model, &[], &options).map_err(|e| {
         let text = e.to_string();

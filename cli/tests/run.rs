@@ -7,7 +7,7 @@ use std::process::{Command, Output};
 use std::time::Instant;
 
 use serde_json::Value;
-use tpuc_driver::{Input, LowerOptions, ResultSource, Runtime, Tolerance};
+use tpuc_driver::{Input, Options, ResultRole, Runtime, Tolerance};
 use tpuc_npy::Array;
 
 fn testdata() -> PathBuf {
@@ -33,7 +33,7 @@ fn run_set(
     model: &Path,
     set: &Value,
     tolerance: Tolerance,
-    options: &LowerOptions,
+    options: &Options,
 ) -> Result<Vec<String>, String> {
     let inputs = paths(&set["inputs"])
         .iter()
@@ -58,7 +58,7 @@ fn run_set(
         .map(|(i, (got, want))| (format!("out{i}"), got, want))
         .collect();
     for (source, value) in run.mutations {
-        let ResultSource::BufferMutation { fqn } = source else {
+        let ResultRole::BufferMutation { fqn } = source else {
             return Err(format!("unexpected mutation {source:?}"));
         };
         let want = set["mutated_buffers"][&fqn]
@@ -88,12 +88,12 @@ fn run_set(
 /// output with eager PyTorch's.
 fn every_fixture_matches_eager_with(pipeline: &str) {
     let runtime = Runtime::cpu(None).unwrap();
-    let options = LowerOptions {
-        passes: tpuc_passes::PassOptions {
-            pipeline: pipeline.to_owned(),
+    let options = Options {
+        pipeline: tpuc_passes::PipelineRequest {
+            passes: Some(tpuc_passes::PassName::parse_list(pipeline).unwrap()),
             ..Default::default()
         },
-        ..LowerOptions::default()
+        ..Options::default()
     };
     let manifest = manifest();
     let mut failures = Vec::new();
@@ -131,7 +131,9 @@ fn every_fixture_matches_eager_with(pipeline: &str) {
 
 #[test]
 fn every_fixture_matches_eager() {
-    every_fixture_matches_eager_with(tpuc_passes::DEFAULT_PIPELINE);
+    every_fixture_matches_eager_with(
+        &tpuc_passes::PipelineSpec::of_passes(&tpuc_passes::DEFAULT_PASSES).to_string(),
+    );
 }
 
 /// With composites kept: XLA:CPU inlines their decompositions itself.
@@ -139,8 +141,8 @@ fn every_fixture_matches_eager() {
 fn every_fixture_with_composites_matches_eager() {
     every_fixture_matches_eager_with(&format!(
         "{},{}",
-        tpuc_passes::DEFAULT_PIPELINE,
-        tpuc_passes::FUSE_PASSES
+        tpuc_passes::PipelineSpec::of_passes(&tpuc_passes::DEFAULT_PASSES),
+        tpuc_passes::PipelineSpec::of_passes(&tpuc_passes::FUSE_PASSES)
     ));
 }
 
@@ -149,8 +151,8 @@ fn every_fixture_with_composites_matches_eager() {
 fn every_fixture_with_composites_inlined_matches_eager() {
     every_fixture_matches_eager_with(&format!(
         "{},{},inline-composites",
-        tpuc_passes::DEFAULT_PIPELINE,
-        tpuc_passes::FUSE_PASSES
+        tpuc_passes::PipelineSpec::of_passes(&tpuc_passes::DEFAULT_PASSES),
+        tpuc_passes::PipelineSpec::of_passes(&tpuc_passes::FUSE_PASSES)
     ));
 }
 
@@ -171,7 +173,7 @@ fn programs_with_collectives_match_eager_on_one_device_per_rank() {
         for variant in ["pt2", "core"] {
             let model = testdata().join(entry["files"][variant].as_str().unwrap());
             for set in entry["files"]["sets"].as_array().unwrap() {
-                match run_set(&runtime, &model, set, tolerance, &LowerOptions::default()) {
+                match run_set(&runtime, &model, set, tolerance, &Options::default()) {
                     Ok(lines) => lines
                         .iter()
                         .for_each(|l| eprintln!("{name} ({variant}) {l}")),

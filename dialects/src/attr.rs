@@ -347,6 +347,12 @@ impl NamedAttrs {
         }
     }
 
+    /// Removes `name`, returning its value.
+    pub fn remove(&mut self, name: &str) -> Option<Attribute> {
+        let index = self.0.iter().position(|(n, _)| n == name)?;
+        Some(self.0.remove(index).1)
+    }
+
     /// Builder-style [`NamedAttrs::set`].
     pub fn with(mut self, name: impl Into<String>, value: Attribute) -> Self {
         self.set(name, value);

@@ -42,6 +42,7 @@ pub mod module;
 pub mod op;
 pub mod parse;
 pub mod print;
+pub mod program;
 pub mod types;
 pub mod verify;
 
@@ -61,5 +62,6 @@ pub use op::{
     attr_name,
 };
 pub use print::{LocationStyle, PrintOptions};
+pub use program::{ArgumentRole, CheckKind, Interface, InterfaceError, Program, ResultRole};
 pub use types::{Dim, ElementType, TensorType, Type};
 pub use verify::{VerifyError, VerifyErrors, verify, verify_function};

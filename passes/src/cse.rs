@@ -6,9 +6,11 @@ use std::collections::HashMap;
 use std::fmt::Write as _;
 use std::hash::{DefaultHasher, Hash, Hasher};
 
-use tpuc_ir::{Function, Module, OpId, OpKind, RegionId, Value};
+use tpuc_ir::{Function, OpId, OpKind, RegionId, Value};
 
+use crate::error::PassError;
 use crate::pass::{Pass, PassContext};
+use tpuc_ir::Program;
 
 pub(crate) struct Cse;
 
@@ -17,11 +19,13 @@ impl Pass for Cse {
         "cse"
     }
 
-    fn run(&self, module: &mut Module, _: &mut PassContext) {
+    fn run(&self, program: &mut Program, _: &mut PassContext) -> Result<(), PassError> {
+        let module = &mut program.module;
         for function in &mut module.functions {
             let body = function.body();
             eliminate_in_region(function, body);
         }
+        Ok(())
     }
 }
 

@@ -1,8 +1,10 @@
 //! Dead-code elimination: removes ops whose results nobody uses and that have no effect.
 
-use tpuc_ir::{Function, Module, OpId};
+use tpuc_ir::{Function, OpId};
 
+use crate::error::PassError;
 use crate::pass::{Pass, PassContext};
+use tpuc_ir::Program;
 
 pub(crate) struct Dce;
 
@@ -11,10 +13,12 @@ impl Pass for Dce {
         "dce"
     }
 
-    fn run(&self, module: &mut Module, _: &mut PassContext) {
+    fn run(&self, program: &mut Program, _: &mut PassContext) -> Result<(), PassError> {
+        let module = &mut program.module;
         for function in &mut module.functions {
             eliminate_dead_ops(function);
         }
+        Ok(())
     }
 }
 

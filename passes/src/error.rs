@@ -36,4 +36,29 @@ pub enum PassError {
         )
     )]
     Kernel { file: String, message: String },
+
+    /// The program's interface does not fit its module.
+    #[error(transparent)]
+    #[diagnostic(transparent)]
+    Interface(#[from] tpuc_ir::InterfaceError),
+
+    /// A sharding plan that cannot apply to the program.
+    #[error(transparent)]
+    #[diagnostic(transparent)]
+    Plan(Box<crate::sharding::PlanError>),
+
+    /// A pass that cannot do its job on this program.
+    #[error("pass `{pass}`: {message}")]
+    #[diagnostic(code(tpuc::passes::refused), help("{help}"))]
+    Refused {
+        pass: &'static str,
+        message: String,
+        help: String,
+    },
+}
+
+impl From<crate::sharding::PlanError> for PassError {
+    fn from(error: crate::sharding::PlanError) -> Self {
+        Self::Plan(Box::new(error))
+    }
 }

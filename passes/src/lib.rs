@@ -1,12 +1,14 @@
-//! Passes over a StableHLO [`Module`](tpuc_ir::Module): the pass manager ([`Pipeline`]), the
-//! greedy pattern rewriter ([`rewrite`]) and the simplification passes: `canonicalize`
-//! (folds and rewrite patterns), `fold` (constant folding alone), `cse`, `dce` and `prune-args`;
-//! `chlo-legalize`, which rewrites CHLO ops into StableHLO; and `sharding-propagate`
-//! ([`sharding`]), Shardy-style sharding propagation.
+//! The middle end: passes over a [`Program`](tpuc_ir::Program), and the pipeline that runs
+//! them. [`PipelineRequest::spec`] builds every command's pipeline ([`PipelineSpec`]: the
+//! simplification passes `canonicalize` (folds and rewrite patterns), `fold`, `cse`, `dce`
+//! and `prune-args`; `chlo-legalize`, which rewrites CHLO ops into StableHLO; fusion into
+//! composites and kernel substitution ([`fusion`]); sharding plans and Shardy-style
+//! propagation ([`sharding`])), and [`PipelineSpec::run`] runs it with verification, timing
+//! and IR dumps. [`rewrite`] is the greedy pattern rewriter the passes share.
 //!
 //! ```
-//! let pipeline = tpuc_passes::Pipeline::parse("canonicalize,cse,dce").unwrap();
-//! assert_eq!(pipeline.to_string(), "canonicalize,cse,dce");
+//! let spec = tpuc_passes::PipelineSpec::parse("canonicalize, cse,dce").unwrap();
+//! assert_eq!(spec.canonical_text().unwrap(), "canonicalize,cse,dce");
 //! ```
 
 mod canonicalize;
@@ -20,12 +22,13 @@ mod pipeline;
 mod prune_args;
 pub mod rewrite;
 pub mod sharding;
+mod spec;
 
 pub use chlo::has_chlo;
 pub use error::PassError;
 pub use fusion::{Kernel, KernelLibrary, composite_counts, names as composite_names};
 pub use pass::{Pass, PassContext};
-pub use pipeline::{
-    DEFAULT_PIPELINE, FUSE_PASSES, MLIR_INPUT_PASSES, PassOptions, PassStat, Pipeline,
-    PipelineReport, RunOptions, op_count, without_fusion,
+pub use pipeline::{PassStat, PipelineReport, RunOptions, op_count};
+pub use spec::{
+    DEFAULT_PASSES, FUSE_PASSES, Fusion, PassName, PipelineRequest, PipelineSpec, Source, Stage,
 };

@@ -1,53 +1,15 @@
-//! The pass manager: a pipeline parsed from text, run with verification, timing and IR dumps.
+//! The pass manager: runs a [`PipelineSpec`] on a program with verification, timing and IR
+//! dumps after any stage.
 
 use std::collections::BTreeMap;
-use std::fmt;
 use std::time::{Duration, Instant};
 
-use tpuc_ir::{Module, PrintOptions};
+use tpuc_ir::{Module, PrintOptions, Program};
 
 use crate::error::PassError;
-use crate::pass::{Pass, PassContext};
-
-/// The pipeline `tpuc` runs unless told otherwise.
-pub const DEFAULT_PIPELINE: &str = "canonicalize,cse,canonicalize,cse,dce,prune-args";
-
-/// What `tpuc opt` runs unless told otherwise: StableHLO text from other producers may hold
-/// CHLO, which nothing after the front end reads.
-pub const MLIR_INPUT_PASSES: &str = "chlo-legalize";
-
-/// What `--fuse` appends to a pipeline: outlining composites, then erasing what they left dead.
-pub const FUSE_PASSES: &str = "fuse,dce";
-
-/// `pipeline` without its `fuse` passes (`--no-fuse`), names trimmed, empty ones dropped.
-pub fn without_fusion(pipeline: &str) -> String {
-    pipeline
-        .split(',')
-        .map(str::trim)
-        .filter(|&n| !n.is_empty() && n != "fuse")
-        .collect::<Vec<_>>()
-        .join(",")
-}
-
-/// Every pass by name, in the order `--help` lists them.
-fn registry() -> Vec<Box<dyn Pass>> {
-    vec![
-        Box::new(crate::chlo::ChloLegalize),
-        Box::new(crate::canonicalize::Canonicalize),
-        Box::new(crate::canonicalize::Fold),
-        Box::new(crate::cse::Cse),
-        Box::new(crate::dce::Dce),
-        Box::new(crate::prune_args::PruneArgs),
-        Box::new(crate::sharding::ShardingPropagate),
-        Box::new(crate::fusion::Fuse),
-        Box::new(crate::fusion::InlineComposites),
-    ]
-}
-
-/// A sequence of passes.
-pub struct Pipeline {
-    passes: Vec<Box<dyn Pass>>,
-}
+use crate::pass::PassContext;
+use crate::sharding::ShardReport;
+use crate::spec::PipelineSpec;
 
 /// How to run a pipeline.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -81,65 +43,39 @@ pub struct PipelineReport {
     pub stats: Vec<PassStat>,
     /// `(header, module text)` in the order they were taken.
     pub dumps: Vec<(String, String)>,
-    pub context: PassContext,
     /// How many composites of each name the module holds after the run.
     pub composites: BTreeMap<String, usize>,
     /// How many composites each kernel replaced (with a kernel library).
     pub kernels: BTreeMap<String, usize>,
+    /// What the sharding plan decided, when the pipeline shards.
+    pub sharding: Option<ShardReport>,
 }
 
-impl Pipeline {
-    /// Parses `name,name,...`; an empty string is the empty pipeline.
-    pub fn parse(text: &str) -> Result<Self, PassError> {
-        let mut passes = Vec::new();
-        for name in text.split(',').map(str::trim).filter(|n| !n.is_empty()) {
-            let pass = registry()
-                .into_iter()
-                .find(|p| p.name() == name)
-                .ok_or_else(|| PassError::UnknownPass {
-                    name: name.to_owned(),
-                    pipeline: text.to_owned(),
-                    known: Self::known().join(", "),
-                })?;
-            passes.push(pass);
-        }
-        Ok(Self { passes })
-    }
-
-    /// [`DEFAULT_PIPELINE`].
-    pub fn default_pipeline() -> Self {
-        Self::parse(DEFAULT_PIPELINE).expect("the default pipeline names known passes")
-    }
-
-    /// The names of every pass.
-    pub fn known() -> Vec<&'static str> {
-        registry().iter().map(|p| p.name()).collect()
-    }
-
-    pub fn is_empty(&self) -> bool {
-        self.passes.is_empty()
-    }
-
-    /// Runs every pass in order on `module`.
+impl PipelineSpec {
+    /// Runs every stage in order on `program`. Debug builds (the tests) verify after every
+    /// stage whatever the options say.
     pub fn run(
         &self,
-        module: &mut Module,
+        program: &mut Program,
         options: &RunOptions,
     ) -> Result<PipelineReport, PassError> {
+        let verify_each = options.verify_each || cfg!(debug_assertions);
         let mut report = PipelineReport::default();
-        for pass in &self.passes {
+        let mut cx = PassContext::default();
+        for stage in &self.stages {
+            let pass = stage.pass();
             let name = pass.name();
             if options.print_before.iter().any(|n| n == name) {
                 report
                     .dumps
-                    .push((format!("IR before {name}"), dump(module, options)));
+                    .push((format!("IR before {name}"), dump(&program.module, options)));
             }
-            let ops_before = op_count(module);
+            let ops_before = op_count(&program.module);
             let start = Instant::now();
-            pass.run(module, &mut report.context);
+            pass.run(program, &mut cx)?;
             let duration = start.elapsed();
-            if options.verify_each {
-                tpuc_ir::verify(module).map_err(|source| PassError::Verify {
+            if verify_each {
+                tpuc_ir::verify(&program.module).map_err(|source| PassError::Verify {
                     pass: name.to_owned(),
                     source,
                 })?;
@@ -148,29 +84,21 @@ impl Pipeline {
                 name,
                 duration,
                 ops_before,
-                ops_after: op_count(module),
+                ops_after: op_count(&program.module),
             });
             if options.print_after_all || options.print_after.iter().any(|n| n == name) {
                 report
                     .dumps
-                    .push((format!("IR after {name}"), dump(module, options)));
+                    .push((format!("IR after {name}"), dump(&program.module, options)));
             }
         }
-        report.composites = crate::fusion::composite_counts(module);
+        report.composites = crate::fusion::composite_counts(&program.module);
+        report.kernels = cx.kernels;
+        report.sharding = match cx.sharding {
+            Some(assignment) => Some(ShardReport::of(program, assignment)?),
+            None => None,
+        };
         Ok(report)
-    }
-}
-
-impl fmt::Display for Pipeline {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let names: Vec<&str> = self.passes.iter().map(|p| p.name()).collect();
-        f.write_str(&names.join(","))
-    }
-}
-
-impl fmt::Debug for Pipeline {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "Pipeline({self})")
     }
 }
 
@@ -223,54 +151,5 @@ impl PipelineReport {
             out.push_str(&format!("kernel {name:<45} {count:>6}\n"));
         }
         out
-    }
-}
-
-/// A pipeline by name and how to run it: what front ends carry in their options.
-#[derive(Clone, Debug, PartialEq)]
-pub struct PassOptions {
-    /// Pass names separated by commas (see [`Pipeline::parse`]).
-    pub pipeline: String,
-    pub run: RunOptions,
-    /// Kernels replacing the composites they implement once the pipeline has run.
-    pub kernels: Option<crate::KernelLibrary>,
-}
-
-impl Default for PassOptions {
-    fn default() -> Self {
-        Self {
-            pipeline: DEFAULT_PIPELINE.to_owned(),
-            run: RunOptions::default(),
-            kernels: None,
-        }
-    }
-}
-
-impl PassOptions {
-    /// Parses the pipeline and runs it on `module`. Debug builds (the tests) verify after
-    /// every pass whatever the options say.
-    pub fn run(&self, module: &mut Module) -> Result<PipelineReport, PassError> {
-        let mut run = self.run.clone();
-        run.verify_each |= cfg!(debug_assertions);
-        let mut report = Pipeline::parse(&self.pipeline)?.run(module, &run)?;
-        if let Some(library) = &self.kernels {
-            let ops_before = op_count(module);
-            let start = Instant::now();
-            report.kernels = crate::fusion::substitute_kernels(module, library)?;
-            if run.verify_each {
-                tpuc_ir::verify(module).map_err(|source| PassError::Verify {
-                    pass: "kernels".to_owned(),
-                    source,
-                })?;
-            }
-            report.stats.push(PassStat {
-                name: "kernels",
-                duration: start.elapsed(),
-                ops_before,
-                ops_after: op_count(module),
-            });
-            report.composites = crate::fusion::composite_counts(module);
-        }
-        Ok(report)
     }
 }

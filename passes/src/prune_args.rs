@@ -1,9 +1,11 @@
-//! Removes the arguments of public functions that nothing uses (a BatchNorm's
-//! `num_batches_tracked`, an unused buffer), recording them in [`PassContext::removed_args`] so
-//! that callers stop passing them.
+//! Removes the weights `main` never reads (a BatchNorm's `num_batches_tracked`, an unused
+//! buffer). Their attributes go with them, so the interface stays right and runtimes stop
+//! passing them. User inputs are the caller's interface and stay; so do arguments donated to
+//! a result.
 
-use tpuc_ir::Module;
+use tpuc_ir::Program;
 
+use crate::error::PassError;
 use crate::pass::{Pass, PassContext};
 
 pub(crate) struct PruneArgs;
@@ -13,26 +15,21 @@ impl Pass for PruneArgs {
         "prune-args"
     }
 
-    fn run(&self, module: &mut Module, cx: &mut PassContext) {
-        for function in &mut module.functions {
-            let unused: Vec<usize> = function
-                .args()
-                .iter()
-                .enumerate()
-                .filter(|&(_, &arg)| !function.has_uses(arg))
-                .map(|(i, _)| i)
-                .collect();
-            if unused.is_empty() {
-                continue;
-            }
-            // A private function's callers would need their operands changed too; only entry
-            // points (whose callers are runtimes told through the context) are pruned.
-            if function.visibility != tpuc_ir::Visibility::Public {
-                continue;
-            }
-            let arity = function.args().len();
-            function.remove_args(&unused);
-            cx.note_removed_args(&function.name, arity, &unused);
-        }
+    fn run(&self, program: &mut Program, _: &mut PassContext) -> Result<(), PassError> {
+        let interface = program.interface()?;
+        let main = program.main_mut()?;
+        let unused: Vec<usize> = main
+            .args()
+            .iter()
+            .enumerate()
+            .filter(|&(index, &arg)| {
+                interface.arguments[index].is_weight()
+                    && interface.alias_of_argument(index).is_none()
+                    && !main.has_uses(arg)
+            })
+            .map(|(index, _)| index)
+            .collect();
+        main.remove_args(&unused);
+        Ok(())
     }
 }

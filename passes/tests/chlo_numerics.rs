@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 
 use tpuc_ir::print::{PrintOptions, generic};
 use tpuc_npy::{Array, Dtype};
-use tpuc_passes::{PassOptions, RunOptions, has_chlo};
+use tpuc_passes::{PipelineSpec, RunOptions, has_chlo};
 use tpuc_pjrt::{Client, CompileOptions, ElementType, Plugin, PluginKind, Program, locate};
 
 fn jax_dir() -> PathBuf {
@@ -134,19 +134,20 @@ fn legalized_chlo_computes_what_xla_computes() {
         for form in ["pretty", "generic"] {
             let path = jax_dir().join(format!("{}.{form}.mlir", fixture.name));
             let text = std::fs::read_to_string(&path).unwrap();
-            let mut module = tpuc_ir::parse::parse_module(&text).unwrap();
+            let module = tpuc_ir::parse::parse_module(&text).unwrap();
             tpuc_ir::verify(&module).unwrap();
             assert!(has_chlo(&module), "{}", path.display());
             let reprinted = generic(&module, &PrintOptions::default());
-            let options = PassOptions {
-                pipeline: "chlo-legalize".to_owned(),
-                run: RunOptions {
-                    verify_each: true,
-                    ..RunOptions::default()
-                },
-                kernels: None,
+            let verified = RunOptions {
+                verify_each: true,
+                ..RunOptions::default()
             };
-            options.run(&mut module).unwrap();
+            let mut program = tpuc_ir::Program::from_module(module).unwrap();
+            PipelineSpec::parse("chlo-legalize")
+                .unwrap()
+                .run(&mut program, &verified)
+                .unwrap();
+            let module = program.module;
             assert!(!has_chlo(&module), "{}: CHLO left", path.display());
             let legalized = generic(&module, &PrintOptions::default());
 

@@ -6,7 +6,7 @@
 use std::path::{Path, PathBuf};
 
 use tpuc_ir::print::{LocationStyle, PrintOptions};
-use tpuc_passes::{PassOptions, RunOptions};
+use tpuc_passes::{PipelineSpec, RunOptions};
 
 const RUN: &str = "// RUN: ";
 const CHECK: &str = "// CHECK:";
@@ -39,17 +39,17 @@ fn run_file(path: &Path, bless: bool) -> Result<(), String> {
         .filter(|l| !l.starts_with(CHECK))
         .map(|l| format!("{l}\n"))
         .collect();
-    let mut module = tpuc_ir::parse::parse_module(&input).map_err(|e| format!("{e:?}"))?;
+    let module = tpuc_ir::parse::parse_module(&input).map_err(|e| format!("{e:?}"))?;
     tpuc_ir::verify(&module).map_err(|e| format!("input does not verify: {e}"))?;
-    let options = PassOptions {
-        pipeline,
-        run: RunOptions {
-            verify_each: true,
-            ..RunOptions::default()
-        },
-        kernels: None,
+    let mut program = tpuc_ir::Program::from_module(module).map_err(|e| e.to_string())?;
+    let options = RunOptions {
+        verify_each: true,
+        ..RunOptions::default()
     };
-    options.run(&mut module).map_err(|e| format!("{e:?}"))?;
+    PipelineSpec::parse(&pipeline)
+        .and_then(|spec| spec.run(&mut program, &options))
+        .map_err(|e| format!("{e:?}"))?;
+    let module = program.module;
     let printed =
         tpuc_ir::print::pretty(&module, &PrintOptions::with_locations(LocationStyle::Strip));
     let expected: Vec<&str> = text

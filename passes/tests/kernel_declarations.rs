@@ -6,7 +6,7 @@
 use std::path::{Path, PathBuf};
 
 use tpuc_ir::{Attribute, ElementType, Module, NamedAttrs, Visibility};
-use tpuc_passes::{KernelLibrary, PassOptions, composite_names};
+use tpuc_passes::{FUSE_PASSES, KernelLibrary, PipelineSpec, RunOptions, Stage, composite_names};
 
 const PLAIN: &str = "attention_causal.mlir";
 const SOFT_CAPPED: &str = "attention_softcap_causal.mlir";
@@ -28,16 +28,22 @@ fn file_test_input(name: &str) -> Module {
     tpuc_ir::parse::parse_module(&input).expect("the file test parses")
 }
 
+/// `name`'s module through `spec`.
+fn run(name: &str, spec: &PipelineSpec) -> (Module, tpuc_passes::PipelineReport) {
+    let mut program =
+        tpuc_ir::Program::from_module(file_test_input(name)).expect("a module with a main");
+    let report = spec
+        .run(&mut program, &RunOptions::default())
+        .expect("the pipeline runs");
+    (program.module, report)
+}
+
 /// Fuses `name`'s module and substitutes `library`'s kernels: how many composites a kernel
 /// replaced, and the attention composites left.
 fn substituted(name: &str, library: &KernelLibrary) -> (usize, usize) {
-    let mut module = file_test_input(name);
-    let options = PassOptions {
-        pipeline: "fuse,dce".to_owned(),
-        kernels: Some(library.clone()),
-        ..PassOptions::default()
-    };
-    let report = options.run(&mut module).expect("the pipeline runs");
+    let mut spec = PipelineSpec::of_passes(&FUSE_PASSES);
+    spec.stages.push(Stage::Kernels(library.clone()));
+    let (module, report) = run(name, &spec);
     tpuc_ir::verify(&module).expect("the substituted module verifies");
     let left = tpuc_passes::composite_counts(&module)
         .get(composite_names::ATTENTION)
@@ -63,12 +69,7 @@ fn library_of_its_decomposition(
     version: i64,
     attributes: NamedAttrs,
 ) -> KernelLibrary {
-    let mut fused = file_test_input(name);
-    let options = PassOptions {
-        pipeline: "fuse,dce".to_owned(),
-        ..PassOptions::default()
-    };
-    options.run(&mut fused).expect("the pipeline runs");
+    let (fused, _) = run(name, &PipelineSpec::of_passes(&FUSE_PASSES));
     let mut main = fused
         .functions
         .into_iter()

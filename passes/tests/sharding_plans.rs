@@ -1,10 +1,9 @@
 //! Plans applied to small modules: what each preset decides, what plan files express, and the
 //! diagnostic of every kind of plan that cannot apply.
 
-use tpuc_ir::{Attribute, Module};
-use tpuc_passes::sharding::{
-    ArgumentRole, MeshSpec, PlanError, PlanFile, PlanSource, Preset, ResultRole, ShardRequest,
-};
+use tpuc_ir::{ArgumentRole, Attribute, Interface, Module, Program, ResultRole};
+use tpuc_passes::sharding::{MeshSpec, PlanError, PlanFile, PlanSource, Preset, ShardRequest};
+use tpuc_passes::{PassError, PassName, PipelineSpec, RunOptions, Stage};
 
 /// A two-layer MLP with a bias: `l2(tanh(l1(x) + b))`, weights in torch's `[out, in]` layout.
 const MLP: &str = r#"
@@ -19,7 +18,7 @@ func.func public @main(%w1: tensor<32x16xf32>, %b1: tensor<32xf32>, %w2: tensor<
 "#;
 
 fn roles() -> Vec<ArgumentRole> {
-    let weight = |fqn: &str| ArgumentRole::Weight {
+    let weight = |fqn: &str| ArgumentRole::Parameter {
         fqn: fqn.to_owned(),
     };
     vec![
@@ -42,15 +41,26 @@ fn plan(text: &str) -> PlanSource {
 }
 
 fn apply(text: &str, request: &ShardRequest) -> Result<Module, PlanError> {
-    let mut module = tpuc_ir::parse::parse_module(text).unwrap();
-    tpuc_passes::sharding::apply(
-        &mut module,
-        &roles(),
-        &[ResultRole::Output { index: 0 }],
-        request,
-    )?;
-    tpuc_ir::verify(&module).unwrap();
-    Ok(module)
+    let module = tpuc_ir::parse::parse_module(text).unwrap();
+    let interface = Interface {
+        arguments: roles(),
+        results: vec![ResultRole::Output { index: 0 }],
+        aliases: Vec::new(),
+    };
+    let mut program = Program::new(module, &interface).unwrap();
+    let spec = PipelineSpec {
+        stages: vec![
+            Stage::Shard(request.clone()),
+            Stage::Pass(PassName::ShardingPropagate),
+        ],
+    };
+    match spec.run(&mut program, &RunOptions::default()) {
+        Ok(_) => {}
+        Err(PassError::Plan(error)) => return Err(*error),
+        Err(other) => panic!("{other:?}"),
+    }
+    tpuc_ir::verify(&program.module).unwrap();
+    Ok(program.module)
 }
 
 /// Per argument of main, its sharding as `[["tp"], []]`-style text.

@@ -33,17 +33,13 @@ pub fn run(model: &Path, with_graph: bool, composites: bool, format: Format) -> 
 
 /// The composites of each kind in the program lowered with the default pipeline and `fuse`.
 fn composite_counts(model: &Path) -> Result<std::collections::BTreeMap<String, usize>> {
-    let options = tpuc_driver::LowerOptions {
-        passes: tpuc_passes::PassOptions {
-            pipeline: format!(
-                "{},{}",
-                tpuc_passes::DEFAULT_PIPELINE,
-                tpuc_passes::FUSE_PASSES
-            ),
+    let options = tpuc_driver::Options {
+        pipeline: tpuc_passes::PipelineRequest {
+            fusion: tpuc_passes::Fusion::Fuse,
             ..Default::default()
         },
         ..Default::default()
     };
     let lowered = tpuc_driver::lower(model, &options)?;
-    Ok(tpuc_passes::composite_counts(&lowered.program.module))
+    Ok(tpuc_passes::composite_counts(&lowered.built.program.module))
 }

@@ -1,35 +1,33 @@
 //! `--debug` results: the `[count, value]` index checks and (`--debug=nan`) the
 //! `[NaNs, +infs, -infs, first]` NaN/Inf checks the lowering compiled in.
 
-use tpuc_lower::ResultSource;
+use tpuc_ir::{CheckKind, ResultRole};
 
 use crate::error::{DriverError, NonFinite};
 use crate::tensor::HostTensor;
 
 /// Fails with the node's diagnostic when its check counted an out-of-range index or a
 /// non-finite value.
-pub(crate) fn check(source: &ResultSource, result: &HostTensor<'_>) -> Result<(), DriverError> {
+pub(crate) fn check(role: &ResultRole, result: &HostTensor<'_>) -> Result<(), DriverError> {
     let words: Vec<i64> = result
         .bytes
         .chunks_exact(8)
         .map(|c| i64::from_le_bytes(c.try_into().unwrap_or_default()))
         .collect();
-    match source {
-        ResultSource::IndexCheck {
-            node,
-            target,
-            source_line,
-            low,
-            high,
-        } => index(node, target, source_line, (*low, *high), &words),
-        ResultSource::NonFiniteCheck {
-            node,
-            target,
-            source_line,
-            output,
-            shape,
-        } => non_finite(node, target, source_line, *output, shape, &words),
-        _ => Ok(()),
+    let ResultRole::Check {
+        kind,
+        node,
+        target,
+        source_line,
+    } = role
+    else {
+        return Ok(());
+    };
+    match kind {
+        CheckKind::Index { low, high } => index(node, target, source_line, (*low, *high), &words),
+        CheckKind::NonFinite { output, shape } => {
+            non_finite(node, target, source_line, *output, shape, &words)
+        }
     }
 }
 

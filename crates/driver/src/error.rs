@@ -27,6 +27,16 @@ pub enum DriverError {
     #[diagnostic(transparent)]
     Module(Box<tpuc_ir::IrError>),
 
+    /// A pass of the middle end refused the program.
+    #[error(transparent)]
+    #[diagnostic(transparent)]
+    Pass(Box<tpuc_passes::PassError>),
+
+    /// A module whose `main` attributes do not spell an interface that fits it.
+    #[error(transparent)]
+    #[diagnostic(transparent)]
+    Interface(#[from] tpuc_ir::InterfaceError),
+
     /// A PJRT call failed; `stage` says what the driver was doing.
     #[error("{stage} failed: {source}")]
     #[diagnostic(code(tpuc::plugin))]
@@ -183,6 +193,12 @@ pub struct NonFinite {
 impl From<tpuc_lower::LowerError> for DriverError {
     fn from(error: tpuc_lower::LowerError) -> Self {
         DriverError::Lower(Box::new(error))
+    }
+}
+
+impl From<tpuc_passes::PassError> for DriverError {
+    fn from(error: tpuc_passes::PassError) -> Self {
+        DriverError::Pass(Box::new(error))
     }
 }
 

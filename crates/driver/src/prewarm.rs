@@ -5,14 +5,16 @@ use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::time::Instant;
 
+use crate::options::Options;
 use serde::Serialize;
 use tpuc_cache::Key;
-use tpuc_lower::LowerOptions;
 use tpuc_prewarm::{Item, Plan};
 
-use crate::compile::{PluginPaths, Target, cached_key, compile};
+use crate::compile::{cached_key, compile};
 use crate::error::DriverError;
+use crate::plugins::PluginPaths;
 use crate::shapes::DimSizes;
+use crate::target::Target;
 use crate::tiers::{CacheTiers, Origin};
 
 /// What a prewarm run does with each item.
@@ -68,7 +70,7 @@ pub fn prewarm(
     plan: &Plan<Target>,
     mode: Mode,
     jobs: usize,
-    base: &LowerOptions,
+    base: &Options,
     plugins: &PluginPaths,
     caches: &CacheTiers,
     progress: &dyn Progress,
@@ -104,7 +106,7 @@ fn item_dims(item: &Item<Target>) -> Result<BTreeMap<String, i64>, DriverError> 
 fn run_item(
     item: &Item<Target>,
     mode: Mode,
-    base: &LowerOptions,
+    base: &Options,
     plugins: &PluginPaths,
     caches: &CacheTiers,
 ) -> ItemOutcome {
@@ -126,14 +128,14 @@ fn run_item(
     let result = match (sharding, named) {
         (Err(error), _) | (_, Err(error)) => Err(error),
         (Ok(sharding), Ok(dims)) => {
-            options.dims.extend(dims);
+            options.lower.dims.extend(dims);
             Ok(sharding)
         }
     };
     let result = match result {
         Err(error) => Err(error),
         Ok(Some(request)) => {
-            options.sharding = Some(request);
+            options.pipeline.sharding = Some(request);
             Ok(())
         }
         Ok(None) => Ok(()),
@@ -196,12 +198,12 @@ fn item_sharding(
         return Ok(None);
     };
     let plan =
-        tpuc_passes::sharding::PlanSource::parse(shard).map_err(tpuc_lower::LowerError::from)?;
+        tpuc_passes::sharding::PlanSource::parse(shard).map_err(tpuc_passes::PassError::from)?;
     let mesh = item
         .mesh
         .as_deref()
         .map(str::parse)
         .transpose()
-        .map_err(tpuc_lower::LowerError::from)?;
+        .map_err(tpuc_passes::PassError::from)?;
     Ok(Some(tpuc_passes::sharding::ShardRequest::new(plan, mesh)))
 }

@@ -3,11 +3,14 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use tpuc_lower::{ArgumentSource, LowerOptions, ResultSource};
+use tpuc_ir::{ArgumentRole, ResultRole};
 use tpuc_npy::Array;
 use tpuc_pt2::{Archive, DType, Dim};
 
 use crate::error::{DriverError, InputMismatch, Result};
+use crate::frontend::ProgramSource;
+use crate::middle::{Built, build};
+use crate::options::Options;
 use crate::runtime::{Executable, Runtime};
 use crate::shard_io::Placement;
 use crate::tensor::{self, HostTensor, npy_dtype_for_input};
@@ -35,7 +38,7 @@ pub struct RunOutput {
     /// The user outputs, pytree-flattened order.
     pub outputs: Vec<HostTensor<'static>>,
     /// The new values of mutated buffers and user inputs, in the program's order.
-    pub mutations: Vec<(ResultSource, HostTensor<'static>)>,
+    pub mutations: Vec<(ResultRole, HostTensor<'static>)>,
     /// The symbol values the program was specialised to.
     pub dims: BTreeMap<String, i64>,
 }
@@ -44,8 +47,8 @@ pub struct RunOutput {
 /// to execute.
 #[derive(Debug)]
 pub struct Prepared {
-    pub program: tpuc_lower::Lowered,
-    /// The archive the weights come from (none for a `.mlir` program).
+    pub built: Built,
+    /// The archive the weights come from (a `.mlir` program's: `--weights`).
     archive: Option<Archive>,
     /// The model's file name, recorded in the cache entries compiled from it.
     pub(crate) model_name: Option<String>,
@@ -57,25 +60,35 @@ pub struct Prepared {
 /// unless `options` fix it) and checks every input against its argument. Needs no plugin, so
 /// bad inputs are reported before anything is loaded. A program with collectives is one
 /// rank's program: each input holds every rank's value, stacked on a leading dimension.
-pub fn prepare(model: &Path, inputs: &[Input], options: &LowerOptions) -> Result<Prepared> {
-    let (archive, program, ranks) = if crate::mlir::is_mlir(model) {
-        let text = crate::mlir::read_text(model)?;
-        let program = crate::mlir::lower_text(model, &text, options)?;
-        check_input_count(model, &program, inputs)?;
-        (None, program, None)
-    } else {
-        let archive = Archive::open(model)?;
-        let ranks = tpuc_lower::world_size(&archive, options)?.map(|world| world as usize);
-        let mut options = options.clone();
-        for (index, shape) in check_inputs_against_signature(&archive, inputs, ranks)? {
-            options.input_shapes.entry(index).or_insert(shape);
+/// The weights of a `.mlir` program come from the archive `options.weights` names.
+pub fn prepare(model: &Path, inputs: &[Input], options: &Options) -> Result<Prepared> {
+    let source = ProgramSource::open(model)?;
+    let name = model.display().to_string();
+    let (built, ranks) = match source.archive() {
+        None => {
+            let built = build(&source, &name, options)?;
+            check_input_count(model, &built, inputs)?;
+            let ranks = built.program.module.num_replicas.map(|n| n as usize);
+            (built, ranks.filter(|&n| n > 1))
         }
-        let program = tpuc_lower::lower(&archive, &options)?;
-        (Some(archive), program, ranks)
+        Some(archive) => {
+            let ranks =
+                tpuc_lower::world_size(archive, &options.lower)?.map(|world| world as usize);
+            let mut options = options.clone();
+            for (index, shape) in check_inputs_against_signature(archive, inputs, ranks)? {
+                options.lower.input_shapes.entry(index).or_insert(shape);
+            }
+            (build(&source, &name, &options)?, ranks)
+        }
+    };
+    let archive = match (source, &options.weights) {
+        (ProgramSource::Archive(archive), _) => Some(*archive),
+        (ProgramSource::Text { .. }, Some(weights)) => Some(Archive::open(weights)?),
+        (ProgramSource::Text { .. }, None) => None,
     };
     let mut converted = BTreeMap::new();
-    for binding in &program.arguments {
-        if let ArgumentSource::UserInput { index, name } = &binding.source {
+    for binding in &built.arguments {
+        if let ArgumentRole::Input { index, name } = &binding.role {
             let input = inputs.get(*index).ok_or_else(|| {
                 DriverError::Unsupported(format!("no array for input {index} (`{name}`)"))
             })?;
@@ -95,23 +108,26 @@ pub fn prepare(model: &Path, inputs: &[Input], options: &LowerOptions) -> Result
     }
     Ok(Prepared {
         model_name: crate::compile::model_name(model),
-        program,
+        built,
         archive,
         inputs: converted,
     })
 }
 
-/// A `.mlir` program takes one array per argument of `main`.
-fn check_input_count(model: &Path, program: &tpuc_lower::Lowered, inputs: &[Input]) -> Result<()> {
-    if program.arguments.len() == inputs.len() {
+/// A `.mlir` program takes one array per input of `main`.
+fn check_input_count(model: &Path, built: &Built, inputs: &[Input]) -> Result<()> {
+    let names: Vec<&str> = built
+        .arguments
+        .iter()
+        .filter(|binding| matches!(binding.role, ArgumentRole::Input { .. }))
+        .map(|binding| binding.role.name())
+        .collect();
+    if names.len() == inputs.len() {
         return Ok(());
     }
-    let names: Vec<String> = (0..program.arguments.len())
-        .map(|i| format!("arg{i}"))
-        .collect();
     Err(DriverError::InputCount {
         model: model.display().to_string(),
-        expected: program.arguments.len(),
+        expected: names.len(),
         names: names.join(", "),
         given: inputs.len(),
     })
@@ -122,7 +138,7 @@ pub fn run(
     runtime: &Runtime,
     model: &Path,
     inputs: &[Input],
-    options: &LowerOptions,
+    options: &Options,
 ) -> Result<RunOutput> {
     prepare(model, inputs, options)?.execute(runtime)
 }
@@ -131,7 +147,7 @@ impl Prepared {
     /// Compiles the module on `runtime`, feeds the weights straight from the archive and the
     /// inputs, and executes it once.
     pub fn execute(&self, runtime: &Runtime) -> Result<RunOutput> {
-        let executable = runtime.compile_module(&self.program.module)?;
+        let executable = runtime.compile_module(&self.built.program.module)?;
         self.execute_with(&executable)
     }
 
@@ -140,34 +156,37 @@ impl Prepared {
     pub fn execute_with(&self, executable: &Executable) -> Result<RunOutput> {
         let placement = self.placement()?;
         let results = executable.execute_placed(&placement, self.arguments())?;
-        split_results(&self.program, results)
+        split_results(&self.built, results)
     }
 
     /// Where the module's arguments and results live on its devices.
     pub fn placement(&self) -> Result<Placement> {
-        let program = &self.program;
-        let user_inputs = program
+        let built = &self.built;
+        let user_inputs = built
             .arguments
             .iter()
             .enumerate()
-            .filter(|(_, binding)| matches!(binding.source, ArgumentSource::UserInput { .. }))
+            .filter(|(_, binding)| matches!(binding.role, ArgumentRole::Input { .. }))
             .map(|(index, _)| index);
-        Ok(Placement::of(&program.module)?.with_per_device_arguments(user_inputs))
+        Ok(Placement::of(&built.program.module)?.with_per_device_arguments(user_inputs))
     }
 
     /// `main`'s arguments, produced one at a time as they are moved to the devices: each
     /// weight's bytes borrowed from the mapped archive (strided views materialised), and the
     /// inputs.
     fn arguments(&self) -> impl Iterator<Item = Result<HostTensor<'_>>> {
-        self.program
+        self.built
             .arguments
             .iter()
-            .map(|binding| match &binding.source {
-                ArgumentSource::Parameter { fqn }
-                | ArgumentSource::Buffer { fqn, .. }
-                | ArgumentSource::Constant { fqn } => {
+            .map(|binding| match &binding.role {
+                ArgumentRole::Input { index, .. } => Ok(self.inputs[index].borrowed()),
+                role => {
+                    let fqn = role.name();
                     let archive = self.archive.as_ref().ok_or_else(|| {
-                        DriverError::Unsupported(format!("no archive holds the weight `{fqn}`"))
+                        DriverError::Unsupported(format!(
+                            "no archive holds the weight `{fqn}`: give a `.mlir` program's \
+                             weights with --weights MODEL.pt2"
+                        ))
                     })?;
                     Ok(HostTensor {
                         dtype: binding.dtype,
@@ -175,7 +194,6 @@ impl Prepared {
                         bytes: archive.tensor(fqn)?.to_contiguous_bytes()?,
                     })
                 }
-                ArgumentSource::UserInput { index, .. } => Ok(self.inputs[index].borrowed()),
             })
     }
 }
@@ -304,11 +322,8 @@ fn check_input(
 }
 
 /// Sorts the results into user outputs (in output order) and mutations.
-fn split_results(
-    program: &tpuc_lower::Lowered,
-    results: Vec<HostTensor<'static>>,
-) -> Result<RunOutput> {
-    let bindings = &program.results;
+fn split_results(built: &Built, results: Vec<HostTensor<'static>>) -> Result<RunOutput> {
+    let bindings = &built.results;
     if results.len() != bindings.len() {
         return Err(DriverError::ResultCount {
             expected: bindings.len(),
@@ -318,19 +333,17 @@ fn split_results(
     let mut outputs = Vec::new();
     let mut mutations = Vec::new();
     for (binding, result) in bindings.iter().zip(results) {
-        match &binding.source {
-            ResultSource::UserOutput { index } => outputs.push((*index, result)),
-            ResultSource::IndexCheck { .. } | ResultSource::NonFiniteCheck { .. } => {
-                crate::debug::check(&binding.source, &result)?
-            }
-            source => mutations.push((source.clone(), result)),
+        match &binding.role {
+            ResultRole::Output { index } => outputs.push((*index, result)),
+            ResultRole::Check { .. } => crate::debug::check(&binding.role, &result)?,
+            role => mutations.push((role.clone(), result)),
         }
     }
     outputs.sort_by_key(|(index, _)| *index);
     Ok(RunOutput {
         outputs: outputs.into_iter().map(|(_, result)| result).collect(),
         mutations,
-        dims: program.dims.clone(),
+        dims: built.dims.clone(),
     })
 }
 

@@ -145,7 +145,7 @@ pub fn specialisations(model: &Path, dims: &[DimSizes]) -> Result<Vec<BTreeMap<S
 
 /// The archive whose inputs' axes name dimensions; StableHLO text has no input names.
 fn open_for_axes(model: &Path) -> Result<Archive> {
-    if crate::mlir::is_mlir(model) {
+    if crate::frontend::is_mlir(model) {
         return Err(shape_error(
             format!(
                 "{} is StableHLO text: its dimensions have no input names",

@@ -1,7 +1,7 @@
 //! `compile_module_report` on the real plugins: StableHLO text compiled for a TPU topology and
 //! for XLA:CPU, outside the cache, with the compile time and what the plugin says.
 
-use tpuc_driver::compile::{PluginPaths, Target, compile_module_report};
+use tpuc_driver::{PluginPaths, Target, compile_module_report};
 
 /// x · w for x: 64x128, w: 128x256, in f32.
 const MATMUL: &str = r#"

@@ -5,9 +5,7 @@
 
 use std::path::PathBuf;
 
-use tpuc_driver::{
-    ArgumentSource, Input, LowerOptions, Prepared, Runtime, Tolerance, compare, prepare,
-};
+use tpuc_driver::{ArgumentRole, Input, Options, Prepared, Runtime, Tolerance, compare, prepare};
 use tpuc_ir::{Attribute, DimSharding, Mesh, MeshAxis, Module, TensorSharding};
 use tpuc_npy::Array;
 
@@ -20,7 +18,7 @@ fn prepared(name: &str) -> Prepared {
     prepare(
         &models().join(format!("{name}.pt2")),
         &[input],
-        &LowerOptions::default(),
+        &Options::default(),
     )
     .unwrap()
 }
@@ -45,11 +43,11 @@ fn sharding(dims: &[&[&str]]) -> Attribute {
 fn annotate(
     prepared: &mut Prepared,
     axes: &[(&str, u64)],
-    shard: impl Fn(&ArgumentSource, usize) -> Vec<&'static [&'static str]>,
+    shard: impl Fn(&ArgumentRole, usize) -> Vec<&'static [&'static str]>,
     result: impl Fn(usize) -> Vec<&'static [&'static str]>,
 ) {
-    let program = &mut prepared.program;
-    let module: &mut Module = &mut program.module;
+    let built = &mut prepared.built;
+    let module: &mut Module = &mut built.program.module;
     module.meshes = vec![Mesh {
         name: "mesh".to_owned(),
         axes: axes
@@ -62,13 +60,13 @@ fn annotate(
     }];
     module.num_partitions = Some(axes.iter().map(|&(_, s)| s as u32).product());
     let main = module.function_mut("main").unwrap();
-    for (attrs, binding) in main.arg_attrs.iter_mut().zip(&program.arguments) {
+    for (attrs, binding) in main.arg_attrs.iter_mut().zip(&built.arguments) {
         attrs.set(
             "sdy.sharding",
-            sharding(&shard(&binding.source, binding.shape.len())),
+            sharding(&shard(&binding.role, binding.shape.len())),
         );
     }
-    for (attrs, binding) in main.result_attrs.iter_mut().zip(&program.results) {
+    for (attrs, binding) in main.result_attrs.iter_mut().zip(&built.results) {
         attrs.set("sdy.sharding", sharding(&result(binding.shape.len())));
     }
 }
@@ -77,18 +75,15 @@ fn replicated(rank: usize) -> Vec<&'static [&'static str]> {
     vec![&[]; rank]
 }
 
-fn fqn(source: &ArgumentSource) -> &str {
-    match source {
-        ArgumentSource::Parameter { fqn }
-        | ArgumentSource::Buffer { fqn, .. }
-        | ArgumentSource::Constant { fqn } => fqn,
-        ArgumentSource::UserInput { name, .. } => name,
-    }
+fn fqn(role: &ArgumentRole) -> &str {
+    role.name()
 }
 
 fn assert_matches_eager(name: &str, prepared: &Prepared, devices: usize) {
     let runtime = Runtime::cpu_devices(None, devices).unwrap();
-    let executable = runtime.compile_module(&prepared.program.module).unwrap();
+    let executable = runtime
+        .compile_module(&prepared.built.program.module)
+        .unwrap();
     let run = prepared.execute_with(&executable).unwrap();
     let want = Array::read(models().join(format!("{name}.out0.npy"))).unwrap();
     let got = run.outputs[0].to_npy().unwrap();
@@ -173,7 +168,7 @@ fn an_executable_for_fewer_devices_than_the_mesh_is_refused() {
         replicated,
     );
     let runtime = Runtime::cpu(None).unwrap();
-    let mut one_device = prepared.program.module.clone();
+    let mut one_device = prepared.built.program.module.clone();
     one_device.meshes.clear();
     one_device.num_partitions = None;
     for attrs in &mut one_device.function_mut("main").unwrap().arg_attrs {

@@ -10,10 +10,10 @@ mod norm;
 mod reduction;
 mod select;
 
-use tpuc_ir::Module;
-
+use crate::error::PassError;
 use crate::pass::{Pass, PassContext};
 use crate::rewrite::{Pattern, apply_greedily};
+use tpuc_ir::Program;
 
 /// Every canonicalization pattern.
 const PATTERNS: &[&dyn Pattern] = &[
@@ -45,10 +45,12 @@ impl Pass for Canonicalize {
         "canonicalize"
     }
 
-    fn run(&self, module: &mut Module, _: &mut PassContext) {
+    fn run(&self, program: &mut Program, _: &mut PassContext) -> Result<(), PassError> {
+        let module = &mut program.module;
         for function in &mut module.functions {
             apply_greedily(function, PATTERNS, true);
         }
+        Ok(())
     }
 }
 
@@ -59,9 +61,11 @@ impl Pass for Fold {
         "fold"
     }
 
-    fn run(&self, module: &mut Module, _: &mut PassContext) {
+    fn run(&self, program: &mut Program, _: &mut PassContext) -> Result<(), PassError> {
+        let module = &mut program.module;
         for function in &mut module.functions {
             apply_greedily(function, &[], true);
         }
+        Ok(())
     }
 }

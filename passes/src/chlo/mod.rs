@@ -25,7 +25,9 @@ use tpuc_ir::{
     OpId, OpKind, Value,
 };
 
+use crate::error::PassError;
 use crate::pass::{Pass, PassContext};
+use tpuc_ir::Program;
 
 pub(crate) struct ChloLegalize;
 
@@ -34,12 +36,14 @@ impl Pass for ChloLegalize {
         "chlo-legalize"
     }
 
-    fn run(&self, module: &mut Module, _: &mut PassContext) {
+    fn run(&self, program: &mut Program, _: &mut PassContext) -> Result<(), PassError> {
+        let module = &mut program.module;
         for function in &mut module.functions {
             for op in function.walk() {
                 legalize(function, op);
             }
         }
+        Ok(())
     }
 }
 

@@ -8,7 +8,9 @@ use std::collections::{HashMap, HashSet};
 use tpuc_ir::{Function, InsertPoint, Module, OpKind, Value, Visibility};
 
 use super::outline::copy_op;
+use crate::error::PassError;
 use crate::pass::{Pass, PassContext};
+use tpuc_ir::Program;
 
 pub struct InlineComposites;
 
@@ -17,7 +19,8 @@ impl Pass for InlineComposites {
         "inline-composites"
     }
 
-    fn run(&self, module: &mut Module, _cx: &mut PassContext) {
+    fn run(&self, program: &mut Program, _: &mut PassContext) -> Result<(), PassError> {
+        let module = &mut program.module;
         let bodies: HashMap<String, Function> = module
             .functions
             .iter()
@@ -33,6 +36,7 @@ impl Pass for InlineComposites {
                 || !inlined.contains(&f.name)
                 || still_used.contains(&f.name)
         });
+        Ok(())
     }
 }
 

@@ -334,3 +334,25 @@ pub fn substitute(
 fn value_types(f: &Function, values: &[tpuc_ir::Value]) -> Vec<Type> {
     values.iter().map(|&v| f.value_type(v).clone()).collect()
 }
+
+/// The `kernels` pass: each composite a kernel of the library implements becomes a call to it.
+pub struct SubstituteKernels {
+    pub library: KernelLibrary,
+}
+
+impl crate::pass::Pass for SubstituteKernels {
+    fn name(&self) -> &'static str {
+        "kernels"
+    }
+
+    fn run(
+        &self,
+        program: &mut tpuc_ir::Program,
+        cx: &mut crate::pass::PassContext,
+    ) -> Result<(), PassError> {
+        for (kernel, count) in substitute(&mut program.module, &self.library)? {
+            *cx.kernels.entry(kernel).or_default() += count;
+        }
+        Ok(())
+    }
+}

@@ -19,11 +19,13 @@ use std::collections::{BTreeMap, HashMap, HashSet};
 
 use tpuc_ir::{Function, Module, OpId, OpKind, PrintOptions};
 
+use crate::error::PassError;
 use crate::pass::{Pass, PassContext};
 pub use inline::InlineComposites;
-pub use kernels::{Kernel, KernelLibrary, substitute as substitute_kernels};
+pub use kernels::{Kernel, KernelLibrary, SubstituteKernels};
 use outline::is_constant_expr;
 use outline::{Match, outline};
+use tpuc_ir::Program;
 
 /// The composite names, with whose convention each follows (docs/fusion.md).
 pub mod names {
@@ -62,7 +64,8 @@ impl Pass for Fuse {
         "fuse"
     }
 
-    fn run(&self, module: &mut Module, _cx: &mut PassContext) {
+    fn run(&self, program: &mut Program, _: &mut PassContext) -> Result<(), PassError> {
+        let module = &mut program.module;
         inline::inline_pure_helpers(module);
         let decompositions = decomposition_names(module);
         let mut taken: HashSet<String> = module.functions.iter().map(|f| f.name.clone()).collect();
@@ -78,6 +81,7 @@ impl Pass for Fuse {
             rename_decompositions(f, &canonical);
         }
         module.functions.extend(outlined);
+        Ok(())
     }
 }
 

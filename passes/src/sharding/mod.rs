@@ -16,15 +16,17 @@ pub mod state;
 
 use tpuc_ir::{Module, OpKind, Visibility};
 
+use crate::error::PassError;
 use crate::pass::{Pass, PassContext};
 pub use plan::{
-    ArgumentRole, Assignment, DATA_AXIS, DimSpec, DimValue, MESH_NAME, MODEL_AXIS, MemoryEstimate,
-    MeshSpec, PlanError, PlanFile, PlanSource, Preset, ResultRole, ShardReport, ShardRequest,
-    SpecValue, TensorSpec, apply,
+    Assignment, DATA_AXIS, DimSpec, DimValue, MESH_NAME, MODEL_AXIS, MemoryEstimate, MeshSpec,
+    PlanError, PlanFile, PlanSource, Preset, Shard, ShardReport, ShardRequest, SpecValue,
+    TensorSpec,
 };
 pub use rule::{Factor, FactorKind, OpRule, TensorFactors};
 pub use rules::op_rule;
 pub use state::{DimState, State};
+use tpuc_ir::Program;
 
 /// The `sharding-propagate` pass. A module without a mesh is left unchanged.
 pub struct ShardingPropagate;
@@ -34,44 +36,49 @@ impl Pass for ShardingPropagate {
         "sharding-propagate"
     }
 
-    fn run(&self, module: &mut Module, _cx: &mut PassContext) {
-        let Some(mesh) = module.meshes.first().cloned() else {
-            return;
-        };
-        for function in &mut module.functions {
-            if function.visibility != Visibility::Public {
-                continue;
-            }
-            let mut state = State::new(&mesh);
-            for (index, attrs) in function.arg_attrs.iter().enumerate() {
-                if let Some(tpuc_ir::Attribute::Sharding(sharding)) = attrs.get(annotate::SHARDING)
-                {
-                    state.seed(function.args()[index], sharding);
-                }
-            }
-            let block = function.entry_block();
-            let mut ruled = Vec::new();
-            for &op in &function.block(block).ops {
-                if let OpKind::ShardingConstraint(sharding) = &function.op(op).kind {
-                    let fixed = tpuc_ir::TensorSharding {
-                        dims: sharding
-                            .dims
-                            .iter()
-                            .map(|d| tpuc_ir::DimSharding {
-                                is_open: false,
-                                ..d.clone()
-                            })
-                            .collect(),
-                        ..sharding.clone()
-                    };
-                    state.seed(function.op(op).results[0], &fixed);
-                }
-                if let Some(rule) = op_rule(function, op) {
-                    ruled.push((op, rule));
-                }
-            }
-            propagate::run(function, &propagate::RuledOps { ops: ruled }, &mut state);
-            annotate::write(function, &state);
+    fn run(&self, program: &mut Program, _: &mut PassContext) -> Result<(), PassError> {
+        propagate_module(&mut program.module);
+        Ok(())
+    }
+}
+
+/// Propagates the shardings of every public function of a module with a mesh.
+pub(crate) fn propagate_module(module: &mut Module) {
+    let Some(mesh) = module.meshes.first().cloned() else {
+        return;
+    };
+    for function in &mut module.functions {
+        if function.visibility != Visibility::Public {
+            continue;
         }
+        let mut state = State::new(&mesh);
+        for (index, attrs) in function.arg_attrs.iter().enumerate() {
+            if let Some(tpuc_ir::Attribute::Sharding(sharding)) = attrs.get(annotate::SHARDING) {
+                state.seed(function.args()[index], sharding);
+            }
+        }
+        let block = function.entry_block();
+        let mut ruled = Vec::new();
+        for &op in &function.block(block).ops {
+            if let OpKind::ShardingConstraint(sharding) = &function.op(op).kind {
+                let fixed = tpuc_ir::TensorSharding {
+                    dims: sharding
+                        .dims
+                        .iter()
+                        .map(|d| tpuc_ir::DimSharding {
+                            is_open: false,
+                            ..d.clone()
+                        })
+                        .collect(),
+                    ..sharding.clone()
+                };
+                state.seed(function.op(op).results[0], &fixed);
+            }
+            if let Some(rule) = op_rule(function, op) {
+                ruled.push((op, rule));
+            }
+        }
+        propagate::run(function, &propagate::RuledOps { ops: ruled }, &mut state);
+        annotate::write(function, &state);
     }
 }

@@ -39,12 +39,11 @@ impl Cx<'_> {
             return Ok(());
         };
         let value = crate::ops::index_check(self.b, index, low, high)?;
-        let source = crate::ResultSource::IndexCheck {
+        let source = tpuc_ir::ResultRole::Check {
+            kind: tpuc_ir::CheckKind::Index { low, high },
             node: crate::lowering::node_name(self.node),
             target: self.node.target.clone(),
             source_line: crate::lowering::source_line(self.node).map(|s| s.to_string()),
-            low,
-            high,
         };
         checks.borrow_mut().push((source, value));
         Ok(())

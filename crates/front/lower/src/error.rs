@@ -141,19 +141,12 @@ pub enum LowerError {
     )]
     Ir(#[from] tpuc_ir::IrError),
 
-    #[error(transparent)]
-    #[diagnostic(transparent)]
-    Passes(#[from] tpuc_passes::PassError),
-
-    #[error(transparent)]
-    #[diagnostic(transparent)]
-    Shard(Box<tpuc_passes::sharding::PlanError>),
-}
-
-impl From<tpuc_passes::sharding::PlanError> for LowerError {
-    fn from(error: tpuc_passes::sharding::PlanError) -> Self {
-        LowerError::Shard(Box::new(error))
-    }
+    #[error("internal error: the lowered program's interface is invalid: {0}")]
+    #[diagnostic(
+        code(tpuc::lower::interface),
+        help("this is a bug in tpuc; please report it with the model")
+    )]
+    Interface(#[from] tpuc_ir::InterfaceError),
 }
 
 /// An op lowering's failure, before the walker adds where it happened.

@@ -1,4 +1,6 @@
-//! Lowering of torch.export programs (`.pt2`, "TRAINING" or "ATEN" dialect) to StableHLO.
+//! Lowering of torch.export programs (`.pt2`, "TRAINING" or "ATEN" dialect) to a StableHLO
+//! [`Program`](tpuc_ir::Program): the module and its interface (what each argument and result
+//! of `main` is). Lowering is nothing else: the middle end (`tpuc-passes`) takes it from there.
 //!
 //! [`lower`] walks the program's FX graph node by node. Each node's target is looked up in the op
 //! [`registry`]: one entry per supported ATen overload, holding its ATen signature (parsed once
@@ -8,7 +10,7 @@
 //!
 //! Symbolic dimensions are specialised per compile ([`LowerOptions::dims`],
 //! [`LowerOptions::input_shapes`], else the example's hints), so `main` has static shapes;
-//! [`lower_dynamic`] keeps them, from lowerings at several sizes.
+//! [`plan_dynamic`] keeps them, from lowerings at several sizes.
 //!
 //! Adding an op: add `aten("<signature from native_functions.yaml>", lower_fn)` to the `OPS`
 //! table of its family in `ops/` (a new family module also goes into `ops::FAMILIES`). The
@@ -23,7 +25,6 @@
 //! and regenerate `docs/ops.md` with `UPDATE_OPS_DOC=1 cargo test -p tpuc-lower --test ops_doc`.
 
 mod args;
-mod bindings;
 mod cx;
 mod docs;
 mod dtype;
@@ -35,7 +36,6 @@ mod ops;
 mod promote;
 mod registry;
 mod schema;
-mod sharding;
 mod slice;
 mod specialize;
 mod support;
@@ -43,8 +43,8 @@ mod world;
 
 use std::collections::BTreeMap;
 
-pub use bindings::{ARG_INFO, ArgumentBinding, ArgumentSource, ResultBinding, ResultSource};
 pub use docs::ops_markdown;
+pub use dynamic::{DynamicLowering, refused_with_dynamic};
 pub use error::{LowerError, SourceLine};
 pub use lowering::INLINE_WEIGHTS_LIMIT;
 
@@ -60,39 +60,27 @@ pub struct LowerOptions {
     pub input_shapes: BTreeMap<usize, Vec<i64>>,
     /// Report every unsupported op of the model instead of stopping at the first.
     pub keep_going: bool,
-    /// The passes run on the lowered module (the default pipeline unless told otherwise).
-    pub passes: tpuc_passes::PassOptions,
     /// How many ranks run a program with collectives (`--world-size`), when its graph does
     /// not record it; see [`world_size`].
     pub world_size: Option<u32>,
-    /// A sharding plan applied after the passes (`--shard`, `--mesh`; docs/sharding.md).
-    pub sharding: Option<tpuc_passes::sharding::ShardRequest>,
     /// Compile checks in (`--debug`): every index of a gather, scatter, embedding or indexing
-    /// op against its bounds, reported as [`ResultSource::IndexCheck`] results after the others.
+    /// op against its bounds, reported as index-check results after the others.
     pub debug: bool,
     /// With `debug`, also check every floating-point output of every node (of the top-level
     /// graph) for NaN and infinities (`--debug=nan`), reported as
-    /// [`ResultSource::NonFiniteCheck`] results in node order with the index checks.
+    /// NaN-check results in node order with the index checks.
     pub debug_nan: bool,
     /// Lower only these user outputs (positions) and the nodes they need; `None` for all.
     pub outputs: Option<Vec<usize>>,
 }
 
-/// A lowered program: the module and how `main`'s arguments and results map to the program.
+/// A lowered program and the symbol values it was specialised to.
 #[derive(Clone, Debug)]
 pub struct Lowered {
-    /// Verified; `main` is public.
-    pub module: tpuc_ir::Module,
-    /// One entry per `main` argument, in order: weights (unless inlined), then user inputs.
-    pub arguments: Vec<ArgumentBinding>,
-    /// One entry per `main` result, in the order of the program's output specs.
-    pub results: Vec<ResultBinding>,
-    /// The symbol values the module was specialised to.
+    /// Verified; `main` is public and carries the interface: weights (unless inlined) first,
+    /// then user inputs; results in the order of the program's output specs, debug checks last.
+    pub program: tpuc_ir::Program,
     pub dims: BTreeMap<String, i64>,
-    /// What the passes did: timing, op counts, IR dumps, removed arguments.
-    pub passes: tpuc_passes::PipelineReport,
-    /// What the sharding plan decided, when there was one.
-    pub sharding: Option<tpuc_passes::sharding::ShardReport>,
 }
 
 /// The torch dtype of a StableHLO element type, if torch has one.
@@ -105,15 +93,17 @@ pub fn lower(archive: &tpuc_pt2::Archive, options: &LowerOptions) -> Result<Lowe
     lowering::lower(archive, options)
 }
 
-/// Lowers the archive's program keeping its symbolic dimensions (`tpuc lower --dynamic`):
-/// `main` takes and returns `?` dimensions, computes shapes with StableHLO's dynamic ops, and
-/// serves every size a consumer refines it to (JAX's shape refinement). Symbols in
-/// `options.dims` stay fixed. The module is not fused; see [`dynamic`] for what it handles.
-pub fn lower_dynamic(
+/// How to lower the archive's program keeping its symbolic dimensions (`tpuc lower
+/// --dynamic`): lower it at each of the plan's points, run the middle end on each, and
+/// generalise them into one program whose `main` takes and returns `?` dimensions, computes
+/// shapes with StableHLO's dynamic ops, and serves every size a consumer refines it to (JAX's
+/// shape refinement). Symbols in `options.dims` stay fixed. `None`: no symbol is left, and
+/// [`lower`] gives the program. See [`dynamic`] for what it handles.
+pub fn plan_dynamic(
     archive: &tpuc_pt2::Archive,
     options: &LowerOptions,
-) -> Result<Lowered, LowerError> {
-    dynamic::lower(archive, options)
+) -> Result<Option<DynamicLowering>, LowerError> {
+    dynamic::plan(archive, options)
 }
 
 /// How many ranks run the archive's program: `None` when it has no collectives, which makes

@@ -3,14 +3,16 @@
 use std::cell::RefCell;
 use std::collections::{HashMap, HashSet};
 
-use tpuc_ir::{DenseElements, FunctionBuilder, Location, Module, TensorType, Value, Visibility};
+use tpuc_ir::{
+    ArgumentRole, CheckKind, DenseElements, FunctionBuilder, Interface, Location, Module, Program,
+    ResultRole, TensorType, Value, Visibility,
+};
 use tpuc_pt2::schema::{Argument, Graph, InputSpec, Node, OutputSpec, SymIntArgument};
 use tpuc_pt2::{Archive, DType};
 
 use crate::args::Args;
-use crate::bindings::{ArgumentBinding, ArgumentSource, ResultBinding, ResultSource};
 use crate::cx::Cx;
-use crate::dtype::{dtype_of, element_type};
+use crate::dtype::element_type;
 use crate::env::{Env, Val};
 use crate::error::{LowerError, OpError, OpResult, SourceLine};
 use crate::registry::Registry;
@@ -30,7 +32,7 @@ pub(crate) struct Walker<'a> {
     /// The number of ranks of a program with collectives.
     pub(crate) world: Option<u32>,
     /// `--debug`: index checks of the nodes lowered so far.
-    pub(crate) checks: Option<RefCell<Vec<(ResultSource, Value)>>>,
+    pub(crate) checks: Option<RefCell<Vec<(ResultRole, Value)>>>,
     /// `--debug=nan`: whether node outputs get NaN/Inf checks (not inside subgraphs, whose
     /// values do not reach `main`'s results).
     nan_checks: std::cell::Cell<bool>,
@@ -271,12 +273,14 @@ impl<'a> Walker<'a> {
                 continue;
             }
             let check = crate::ops::non_finite_check(b, value)?;
-            let source = ResultSource::NonFiniteCheck {
+            let source = ResultRole::Check {
+                kind: CheckKind::NonFinite {
+                    output,
+                    shape: support::dims_of(b.tensor_type(value)?),
+                },
                 node: node_name(node),
                 target: node.target.clone(),
                 source_line: source_line(node).map(|s| s.to_string()),
-                output,
-                shape: support::dims_of(b.tensor_type(value)?),
             };
             checks.borrow_mut().push((source, check));
         }
@@ -503,20 +507,20 @@ pub(crate) fn lower(archive: &Archive, options: &LowerOptions) -> Result<Lowered
         for (i, spec) in signature.input_specs.iter().enumerate() {
             let (source, name) = match spec {
                 InputSpec::Parameter(p) => (
-                    ArgumentSource::Parameter {
+                    ArgumentRole::Parameter {
                         fqn: p.parameter_name.clone(),
                     },
                     p.arg.name.as_str(),
                 ),
                 InputSpec::Buffer(buf) => (
-                    ArgumentSource::Buffer {
+                    ArgumentRole::Buffer {
                         fqn: buf.buffer_name.clone(),
                         persistent: buf.persistent,
                     },
                     buf.arg.name.as_str(),
                 ),
                 InputSpec::TensorConstant(c) => (
-                    ArgumentSource::Constant {
+                    ArgumentRole::Constant {
                         fqn: c.tensor_constant_name.clone(),
                     },
                     c.arg.name.as_str(),
@@ -542,15 +546,11 @@ pub(crate) fn lower(archive: &Archive, options: &LowerOptions) -> Result<Lowered
                         continue;
                     };
                     let (dtype, shape) = tensor_type_of(&symbols, graph, name)?;
-                    let value = b.arg_with_attrs(ir_type(dtype, &shape)?, arg_info(name));
+                    let value = b.arg(ir_type(dtype, &shape)?);
                     inputs[i] = Val::Tensor(value);
-                    arguments.push(ArgumentBinding {
-                        source: ArgumentSource::UserInput {
-                            index,
-                            name: name.to_owned(),
-                        },
-                        dtype,
-                        shape,
+                    arguments.push(ArgumentRole::Input {
+                        index,
+                        name: name.to_owned(),
                     });
                     continue;
                 }
@@ -576,12 +576,7 @@ pub(crate) fn lower(archive: &Archive, options: &LowerOptions) -> Result<Lowered
             if pass {
                 continue;
             }
-            let fqn = match &source {
-                ArgumentSource::Parameter { fqn }
-                | ArgumentSource::Buffer { fqn, .. }
-                | ArgumentSource::Constant { fqn } => fqn.clone(),
-                ArgumentSource::UserInput { .. } => unreachable!("user inputs are handled above"),
-            };
+            let fqn = source.name().to_owned();
             let (dtype, shape) = tensor_type_of(&symbols, graph, name)?;
             let ty = ir_type(dtype, &shape)?;
             let tied = archive.weight(&fqn).map(|w| {
@@ -595,12 +590,8 @@ pub(crate) fn lower(archive: &Archive, options: &LowerOptions) -> Result<Lowered
                 // A tied weight (one storage, two names) is passed once.
                 value
             } else {
-                arguments.push(ArgumentBinding {
-                    source,
-                    dtype,
-                    shape,
-                });
-                let value = b.arg_with_attrs(ty, arg_info(&fqn));
+                arguments.push(source);
+                let value = b.arg(ty);
                 if let Some(tied) = tied {
                     weight_args.insert(tied, value);
                 }
@@ -611,18 +602,6 @@ pub(crate) fn lower(archive: &Archive, options: &LowerOptions) -> Result<Lowered
     }
 
     let world = crate::world::world_size(graph, options.world_size)?;
-    if let (Some(ranks), Some(_)) = (world, &options.sharding) {
-        return Err(LowerError::Program {
-            message: format!(
-                "the program has torch.distributed collectives for {ranks} ranks, and --shard \
-                 would also partition it over the target's devices; tpuc does not combine the two"
-            ),
-            help: Some(format!(
-                "compile it without --shard: each of its {ranks} ranks then runs on its own \
-                 device (`--target cpu:{ranks}`, or a TPU topology of {ranks} chips)"
-            )),
-        });
-    }
     let mut walker = Walker::new(&symbols, options.keep_going);
     walker.world = world;
     walker.checks = options.debug.then(RefCell::default);
@@ -675,21 +654,16 @@ pub(crate) fn lower(archive: &Archive, options: &LowerOptions) -> Result<Lowered
         }
         let source = match spec {
             InputSpec::Buffer(buf) if !listed.contains(&buf.buffer_name.as_str()) => {
-                ResultSource::BufferMutation {
+                ResultRole::BufferMutation {
                     fqn: buf.buffer_name.clone(),
                 }
             }
-            InputSpec::UserInput(_) if !listed.contains(&name) => ResultSource::UserInputMutation {
+            InputSpec::UserInput(_) if !listed.contains(&name) => ResultRole::InputMutation {
                 name: name.to_owned(),
             },
             _ => continue,
         };
-        let ty = b.tensor_type(*after)?;
-        results.push(ResultBinding {
-            source,
-            dtype: dtype_of(ty.element).map_err(|e| program_error(e.message))?,
-            shape: support::dims_of(ty),
-        });
+        results.push(source);
         values.push(*after);
     }
     let mut user_index = 0;
@@ -697,14 +671,14 @@ pub(crate) fn lower(archive: &Archive, options: &LowerOptions) -> Result<Lowered
         let source = match spec {
             OutputSpec::UserOutput(_) => {
                 user_index += 1;
-                ResultSource::UserOutput {
+                ResultRole::Output {
                     index: user_index - 1,
                 }
             }
-            OutputSpec::BufferMutation(m) => ResultSource::BufferMutation {
+            OutputSpec::BufferMutation(m) => ResultRole::BufferMutation {
                 fqn: m.buffer_name.clone(),
             },
-            OutputSpec::UserInputMutation(m) => ResultSource::UserInputMutation {
+            OutputSpec::UserInputMutation(m) => ResultRole::InputMutation {
                 name: m.user_input_name.clone(),
             },
             other => {
@@ -718,21 +692,11 @@ pub(crate) fn lower(archive: &Archive, options: &LowerOptions) -> Result<Lowered
                 "output {source:?} is {value:?}; tpuc returns tensors only"
             )));
         };
-        let ty = b.tensor_type(value)?;
-        results.push(ResultBinding {
-            source,
-            dtype: dtype_of(ty.element).map_err(|e| program_error(e.message))?,
-            shape: support::dims_of(ty),
-        });
+        results.push(source);
         values.push(value);
     }
     for (source, value) in checks.into_iter().flatten() {
-        let shape = support::dims_of(b.tensor_type(value)?);
-        results.push(ResultBinding {
-            source,
-            dtype: DType::I64,
-            shape,
-        });
+        results.push(source);
         values.push(value);
     }
     b.set_location(Location::Unknown);
@@ -741,40 +705,13 @@ pub(crate) fn lower(archive: &Archive, options: &LowerOptions) -> Result<Lowered
     module.num_replicas = world;
     module.add_function(b.finish()?)?;
     tpuc_ir::verify(&module).map_err(tpuc_ir::IrError::with_user_sources)?;
-    let passes = options.passes.run(&mut module)?;
-    if let Some(removed) = passes.context.removed_args.get("main") {
-        arguments = arguments
-            .into_iter()
-            .enumerate()
-            .filter(|(i, _)| !removed.contains(i))
-            .map(|(_, binding)| binding)
-            .collect();
-    }
-    let sharding = match &options.sharding {
-        Some(request) => Some(crate::sharding::apply(
-            &mut module,
-            &arguments,
-            &results,
-            request,
-        )?),
-        None => None,
-    };
-    Ok(Lowered {
-        module,
+    let interface = Interface {
         arguments,
         results,
+        aliases: Vec::new(),
+    };
+    Ok(Lowered {
+        program: Program::new(module, &interface)?,
         dims: symbols.values().clone(),
-        passes,
-        sharding,
     })
-}
-
-/// `main`'s argument attribute naming what it binds (a parameter's or buffer's FQN, a user
-/// input's name), as JAX names the arguments of the modules it lowers, so that the printed IR
-/// and any consumer can bind weights without the manifest.
-fn arg_info(name: &str) -> tpuc_ir::NamedAttrs {
-    tpuc_ir::NamedAttrs::new().with(
-        crate::bindings::ARG_INFO,
-        tpuc_ir::Attribute::String(name.to_owned()),
-    )
 }

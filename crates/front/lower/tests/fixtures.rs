@@ -20,27 +20,17 @@ pub fn lower_fixture(file: &str) -> Lowered {
     }
 }
 
-/// The snapshot text: bindings, then the module.
+/// The snapshot text: the symbol values, then the program (its interface is in `main`'s
+/// attributes).
 fn render(lowered: &Lowered) -> String {
     let mut out = String::new();
-    for (i, arg) in lowered.arguments.iter().enumerate() {
-        let _ = writeln!(
-            out,
-            "// arg {i}: {:?} {} {:?}",
-            arg.source, arg.dtype, arg.shape
-        );
-    }
-    for (i, result) in lowered.results.iter().enumerate() {
-        let _ = writeln!(
-            out,
-            "// result {i}: {:?} {} {:?}",
-            result.source, result.dtype, result.shape
-        );
-    }
     if !lowered.dims.is_empty() {
         let _ = writeln!(out, "// dims: {:?}", lowered.dims);
     }
-    out.push_str(&print::pretty(&lowered.module, &PrintOptions::default()));
+    out.push_str(&print::pretty(
+        &lowered.program.module,
+        &PrintOptions::default(),
+    ));
     out
 }
 
@@ -62,22 +52,24 @@ fn check_tight(name: &str, text: &str) {
     }
 }
 
-/// Each argument of `main` names what it binds (`jax.arg_info`): the weight's FQN or the user
-/// input's name, as the argument bindings say.
+/// Every argument of `main` has a role, and names what it binds: the weight's FQN or the user
+/// input's name (`jax.arg_info`, as JAX names arguments).
 fn check_arg_names(lowered: &Lowered) {
-    let main = lowered.module.function("main").unwrap();
-    assert_eq!(main.arg_attrs.len(), lowered.arguments.len());
-    for (attrs, binding) in main.arg_attrs.iter().zip(&lowered.arguments) {
-        let expected = match &binding.source {
-            tpuc_lower::ArgumentSource::Parameter { fqn }
-            | tpuc_lower::ArgumentSource::Buffer { fqn, .. }
-            | tpuc_lower::ArgumentSource::Constant { fqn } => fqn,
-            tpuc_lower::ArgumentSource::UserInput { name, .. } => name,
-        };
+    let interface = lowered
+        .program
+        .interface()
+        .expect("the interface reads back");
+    let main = lowered.program.main().unwrap();
+    assert_eq!(main.arg_attrs.len(), interface.arguments.len());
+    for (attrs, role) in main.arg_attrs.iter().zip(&interface.arguments) {
+        assert!(
+            attrs.get(tpuc_ir::program::attrs::ROLE).is_some(),
+            "{role:?}"
+        );
         assert_eq!(
-            attrs.get(tpuc_lower::ARG_INFO),
-            Some(&tpuc_ir::Attribute::String(expected.clone())),
-            "{binding:?}"
+            attrs.get(tpuc_ir::program::attrs::ARG_NAME),
+            Some(&tpuc_ir::Attribute::String(role.name().to_owned())),
+            "{role:?}"
         );
     }
 }
@@ -182,7 +174,7 @@ fixtures! {
 fn ops_carry_the_node_and_user_line() {
     let lowered = lower_fixture("mlp.pt2");
     let text = print::pretty(
-        &lowered.module,
+        &lowered.program.module,
         &PrintOptions::with_locations(tpuc_ir::LocationStyle::Inline),
     );
     assert!(
@@ -202,7 +194,11 @@ fn dims_are_specialised_and_checked_against_ranges() {
     options.dims.insert("s77".into(), 7);
     let lowered = lower(&archive, &options).unwrap();
     assert_eq!(lowered.dims["s77"], 7);
-    assert_eq!(lowered.arguments.last().unwrap().shape, [7, 4, 6]);
+    let main = lowered.program.main().unwrap();
+    assert_eq!(
+        main.arg_types().last().unwrap().to_string(),
+        "tensor<7x4x6xf32>"
+    );
 
     options.dims.insert("s77".into(), 65);
     let error = lower(&archive, &options).unwrap_err().to_string();
@@ -224,8 +220,8 @@ fn inlined_weights_become_constants() {
         ..LowerOptions::default()
     };
     let lowered = lower(&archive, &options).unwrap();
-    assert_eq!(lowered.arguments.len(), 1);
-    let text = print::pretty(&lowered.module, &PrintOptions::default());
+    assert_eq!(lowered.program.main().unwrap().args().len(), 1);
+    let text = print::pretty(&lowered.program.module, &PrintOptions::default());
     assert!(text.contains("stablehlo.constant dense<"), "{text}");
 }
 
@@ -303,15 +299,6 @@ fn unsupported_ops_name_the_target_node_and_line() {
     }
 }
 
-/// The FQN a weight argument binds, if it binds one.
-fn weight_fqn(source: &tpuc_lower::ArgumentSource) -> Option<&str> {
-    use tpuc_lower::ArgumentSource as S;
-    match source {
-        S::Parameter { fqn } | S::Buffer { fqn, .. } | S::Constant { fqn } => Some(fqn),
-        S::UserInput { .. } => None,
-    }
-}
-
 #[test]
 fn tied_weights_are_passed_once() {
     // Two names for one tensor (same storage, offset, sizes and strides) bind one argument;
@@ -328,20 +315,18 @@ fn tied_weights_are_passed_once() {
                 .expect("file")
                 .trim_start_matches("models/");
             let archive = Archive::open(models_dir().join(file)).expect("fixture opens");
-            // Without passes, so that pruning unused arguments cannot hide a second binding.
-            let unpruned = LowerOptions {
-                passes: tpuc_passes::PassOptions {
-                    pipeline: String::new(),
-                    ..Default::default()
-                },
-                ..LowerOptions::default()
-            };
-            let lowered = lower(&archive, &unpruned).expect("fixture lowers");
+            // Lowering runs no passes, so pruning unused arguments cannot hide a second binding.
+            let lowered = lower(&archive, &LowerOptions::default()).expect("fixture lowers");
+            let interface = lowered
+                .program
+                .interface()
+                .expect("the interface reads back");
             let mut layouts = std::collections::HashMap::new();
-            for fqn in lowered
+            for fqn in interface
                 .arguments
                 .iter()
-                .filter_map(|a| weight_fqn(&a.source))
+                .filter(|role| role.is_weight())
+                .map(tpuc_ir::ArgumentRole::name)
             {
                 let w = archive
                     .weight(fqn)
@@ -356,7 +341,7 @@ fn tied_weights_are_passed_once() {
                     panic!("{name} ({file}): `{other}` and `{fqn}` are one tensor passed twice");
                 }
             }
-            let bound = lowered.arguments.len();
+            let bound = interface.arguments.len();
             let tied: usize = model["tied"]
                 .as_array()
                 .expect("tied")

@@ -38,7 +38,7 @@ fn cache_with_entry() -> (tempfile::TempDir, String) {
     let report = tpuc_driver::compile(
         &model,
         &[Target::Cpu { devices: 1 }],
-        &tpuc_lower::LowerOptions::default(),
+        &tpuc_driver::Options::default(),
         &PluginPaths::default(),
         &Cache::open(dir.path(), Mode::ReadWrite).into(),
     )
@@ -174,7 +174,7 @@ fn a_damaged_or_missing_entry_is_refused() {
 fn a_runtime_finds_the_smallest_bucket_for_a_request() {
     let dir = tempfile::tempdir().unwrap();
     let model = crate_dir().join("../../../testdata/models/dyn_seq.pt2");
-    let options = tpuc_lower::LowerOptions::default();
+    let options = tpuc_driver::Options::default();
     let shapes: Vec<_> = [8, 32]
         .into_iter()
         .map(|seq| std::collections::BTreeMap::from([("s27".to_owned(), seq)]))
@@ -226,13 +226,11 @@ fn a_runtime_finds_the_smallest_bucket_for_a_request() {
 fn a_sharded_entry_gives_each_argument_its_axes() {
     let dir = tempfile::tempdir().unwrap();
     let model = crate_dir().join("../../../testdata/models/mlp.pt2");
-    let options = tpuc_lower::LowerOptions {
-        sharding: Some(tpuc_passes::sharding::ShardRequest::new(
-            tpuc_passes::sharding::PlanSource::parse("fsdp").unwrap(),
-            None,
-        )),
-        ..Default::default()
-    };
+    let mut options = tpuc_driver::Options::default();
+    options.pipeline.sharding = Some(tpuc_passes::sharding::ShardRequest::new(
+        tpuc_passes::sharding::PlanSource::parse("fsdp").unwrap(),
+        None,
+    ));
     let report = tpuc_driver::compile(
         &model,
         &[Target::Cpu { devices: 2 }],

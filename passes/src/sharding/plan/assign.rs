@@ -1,8 +1,7 @@
 //! From a request to a sharding per argument and result of `main`: the preset's choices, then
 //! the plan file's rules, each checked against the tensor's shape and the mesh.
 
-use crate::pass::Pass;
-use tpuc_ir::Function;
+use tpuc_ir::{ArgumentRole, Function, ResultRole};
 
 use super::error::PlanError;
 use super::megatron;
@@ -12,42 +11,33 @@ use super::request::{DATA_AXIS, MODEL_AXIS, PlanSource, Preset, ShardRequest};
 use super::spec::{TensorSpec, static_shape};
 use super::tiles::tiled_elements;
 
-/// What a `main` argument is.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum ArgumentRole {
-    /// A parameter, buffer or constant, by fully qualified name.
-    Weight { fqn: String },
-    /// User input `index`.
-    Input { index: usize, name: String },
-}
-
-/// What a `main` result is.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum ResultRole {
-    Output {
-        index: usize,
-    },
-    /// The new value of a mutated buffer or input.
-    Mutation {
-        name: String,
-    },
-}
-
-impl ArgumentRole {
-    fn describe(&self) -> String {
-        match self {
-            ArgumentRole::Weight { fqn } => format!("weight `{fqn}`"),
-            ArgumentRole::Input { index, name } => format!("input {index} (`{name}`)"),
-        }
+fn describe_argument(role: &ArgumentRole) -> String {
+    match role {
+        ArgumentRole::Input { index, name } => format!("input {index} (`{name}`)"),
+        other => format!("weight `{}`", other.name()),
     }
 }
 
-impl ResultRole {
-    fn describe(&self) -> String {
-        match self {
-            ResultRole::Output { index } => format!("output {index}"),
-            ResultRole::Mutation { name } => format!("the new value of `{name}`"),
-        }
+/// A result's name in a plan's `[outputs]`: an output's position, else what it updates.
+fn result_key(role: &ResultRole) -> String {
+    match role {
+        ResultRole::Output { index } => index.to_string(),
+        ResultRole::Loss => "loss".to_owned(),
+        ResultRole::BufferMutation { fqn: name }
+        | ResultRole::InputMutation { name }
+        | ResultRole::Gradient { fqn: name }
+        | ResultRole::OptimizerState { fqn: name, .. }
+        | ResultRole::Check { node: name, .. } => name.clone(),
+    }
+}
+
+fn describe_result(role: &ResultRole) -> String {
+    match role {
+        ResultRole::Output { index } => format!("output {index}"),
+        ResultRole::Loss => "the loss".to_owned(),
+        ResultRole::Gradient { fqn } => format!("the gradient of `{fqn}`"),
+        ResultRole::Check { node, .. } => format!("the check of `{node}`"),
+        other => format!("the new value of `{}`", result_key(other)),
     }
 }
 
@@ -98,12 +88,12 @@ pub fn assign(
         )?;
     }
     for ((spec, shape), role) in specs.iter().zip(&shapes).zip(arguments) {
-        spec.check(&role.describe(), shape, &mesh)?;
+        spec.check(&describe_argument(role), shape, &mesh)?;
     }
     let result_shapes: Vec<Vec<u64>> = main.result_types.iter().map(static_shape).collect();
     for ((spec, shape), role) in result_specs.iter().zip(&result_shapes).zip(results) {
         if let Some(spec) = spec {
-            spec.check(&role.describe(), shape, &mesh)?;
+            spec.check(&describe_result(role), shape, &mesh)?;
         }
     }
     Ok(Assignment {
@@ -135,7 +125,7 @@ fn apply_preset(
             if preset != Preset::Dp && !shapes[index][0].is_multiple_of(data) {
                 notes.push(format!(
                     "{} has shape {:?}: its batch dimension ({}) is not divisible by axis `{DATA_AXIS}` ({data}), so preset {preset} keeps it whole on every device",
-                    role.describe(),
+                    describe_argument(role),
                     shapes[index],
                     shapes[index][0]
                 ));
@@ -146,10 +136,7 @@ fn apply_preset(
     }
     if preset.tensor_parallel() {
         let model = mesh.size(MODEL_AXIS).unwrap_or(1);
-        let is_weight: Vec<bool> = arguments
-            .iter()
-            .map(|r| matches!(r, ArgumentRole::Weight { .. }))
-            .collect();
+        let is_weight: Vec<bool> = arguments.iter().map(ArgumentRole::is_weight).collect();
         let splits = megatron::find(main, &is_weight, model);
         for (index, weight) in is_weight.iter().enumerate() {
             if !weight {
@@ -170,7 +157,7 @@ fn apply_preset(
     }
     if preset.splits_weights_on_data() {
         for (index, role) in arguments.iter().enumerate() {
-            if !matches!(role, ArgumentRole::Weight { .. }) {
+            if !role.is_weight() {
                 continue;
             }
             let spec = &mut specs[index];
@@ -197,7 +184,7 @@ fn settle_open(main: &Function, mesh: &MeshSpec, specs: &mut [TensorSpec]) {
         attrs.set("sdy.sharding", tpuc_ir::Attribute::Sharding(spec.to_ir()));
     }
     scratch.functions.push(main);
-    crate::sharding::ShardingPropagate.run(&mut scratch, &mut Default::default());
+    crate::sharding::propagate_module(&mut scratch);
     for (attrs, spec) in scratch.functions[0].arg_attrs.iter().zip(specs.iter_mut()) {
         if let Some(tpuc_ir::Attribute::Sharding(settled)) = attrs.get("sdy.sharding") {
             for (dim, settled) in spec.dims.iter_mut().zip(&settled.dims) {
@@ -230,10 +217,8 @@ fn apply_file(
     let weights: Vec<(usize, &str)> = arguments
         .iter()
         .enumerate()
-        .filter_map(|(i, r)| match r {
-            ArgumentRole::Weight { fqn } => Some((i, fqn.as_str())),
-            ArgumentRole::Input { .. } => None,
-        })
+        .filter(|(_, r)| r.is_weight())
+        .map(|(i, r)| (i, r.name()))
         .collect();
     let mut chosen: Vec<Option<&str>> = vec![None; arguments.len()];
     for pattern in file.parameters.keys() {
@@ -255,9 +240,7 @@ fn apply_file(
         }
         for index in matched {
             if let Some(first) = chosen[index] {
-                let ArgumentRole::Weight { fqn } = &arguments[index] else {
-                    unreachable!("only weights are matched");
-                };
+                let fqn = arguments[index].name();
                 return Err(PlanError::Ambiguous {
                     path: file.path.clone(),
                     tensor: format!("weight `{fqn}`"),
@@ -277,7 +260,7 @@ fn apply_file(
     for (key, value) in &file.inputs {
         let index = arguments.iter().position(|r| match r {
             ArgumentRole::Input { index, name } => name == key || index.to_string() == *key,
-            ArgumentRole::Weight { .. } => false,
+            _ => false,
         });
         let Some(index) = index else {
             return Err(nothing(
@@ -287,7 +270,7 @@ fn apply_file(
                 "input",
                 arguments.iter().filter_map(|r| match r {
                     ArgumentRole::Input { index, name } => Some(format!("{index} (`{name}`)")),
-                    ArgumentRole::Weight { .. } => None,
+                    _ => None,
                 }),
             ));
         };
@@ -295,10 +278,7 @@ fn apply_file(
             .map_err(|m| bad_spec(&format!("[inputs] `{key}`"), m))?;
     }
     for (key, value) in &file.outputs {
-        let index = results.iter().position(|r| match r {
-            ResultRole::Output { index } => index.to_string() == *key,
-            ResultRole::Mutation { name } => name == key,
-        });
+        let index = results.iter().position(|r| result_key(r) == *key);
         let Some(index) = index else {
             return Err(nothing(
                 file,
@@ -307,7 +287,7 @@ fn apply_file(
                 "output",
                 results.iter().map(|r| match r {
                     ResultRole::Output { index } => index.to_string(),
-                    ResultRole::Mutation { name } => format!("`{name}`"),
+                    other => format!("`{}`", result_key(other)),
                 }),
             ));
         };

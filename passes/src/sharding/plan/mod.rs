@@ -19,8 +19,8 @@ mod request;
 mod spec;
 mod tiles;
 
-pub use apply::{ShardReport, apply};
-pub use assign::{ArgumentRole, Assignment, ResultRole};
+pub use apply::{Shard, ShardReport};
+pub use assign::Assignment;
 pub use error::PlanError;
 pub use memory::MemoryEstimate;
 pub use mesh::{MESH_NAME, MeshSpec};

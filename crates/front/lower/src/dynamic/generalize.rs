@@ -495,7 +495,7 @@ impl<'f> Rewriter<'f> {
     }
 
     fn argument_name(&self, index: usize) -> String {
-        match self.function.arg_attrs[index].get(crate::ARG_INFO) {
+        match self.function.arg_attrs[index].get(tpuc_ir::program::attrs::ARG_NAME) {
             Some(Attribute::String(name)) => name.clone(),
             _ => format!("argument {index}"),
         }

@@ -15,73 +15,90 @@ use crate::specialize::free_symbols;
 use crate::{LowerOptions, Lowered};
 use size_expr::Samples;
 
-/// Lowers the archive's program with its symbols kept dynamic (those `options.dims` does not
-/// fix). The module is unfused and unsharded; its argument and
-/// result bindings give the shapes of the first lowering, and `dims` is empty.
-pub(crate) fn lower(archive: &Archive, options: &LowerOptions) -> Result<Lowered, LowerError> {
+/// How to lower the archive's program with its symbols kept dynamic (those `options.dims`
+/// does not fix): lower it at each of [`DynamicLowering::points`] (and run the middle end on
+/// each, unfused), then [`DynamicLowering::generalize`] the results. `None` when no symbol is
+/// left: the static lowering is the dynamic one.
+pub(crate) fn plan(
+    archive: &Archive,
+    options: &LowerOptions,
+) -> Result<Option<DynamicLowering>, LowerError> {
     let refused = [
-        (options.sharding.is_some(), "`--shard`"),
         (options.debug, "`--debug`"),
-        (options.passes.kernels.is_some(), "`--kernels`"),
         (!options.input_shapes.is_empty(), "`--input-shape`"),
     ];
     if let Some((_, flag)) = refused.iter().find(|(on, _)| *on) {
-        return Err(LowerError::Program {
-            message: format!("{flag} does not go with `--dynamic`"),
-            help: Some(format!(
-                "drop {flag}, or `--dynamic`; a symbol can be fixed with `--dim NAME=N`"
-            )),
-        });
+        return Err(refused_with_dynamic(flag));
     }
     let symbols: BTreeMap<String, (Option<i64>, Option<i64>)> = free_symbols(archive)
         .into_iter()
         .filter(|(name, _)| !options.dims.contains_key(name))
         .collect();
-    let mut unfused = options.clone();
-    // Composites are outlined for static shapes.
-    unfused.passes.pipeline = tpuc_passes::without_fusion(&options.passes.pipeline);
     if symbols.is_empty() {
-        return crate::lowering::lower(archive, &unfused);
+        return Ok(None);
     }
     let samples = sample_points(&symbols)?;
-    let mut lowerings = Vec::with_capacity(samples.points.len());
-    for point in &samples.points {
-        let mut at_point = unfused.clone();
-        at_point.dims.extend(point.clone());
-        lowerings.push(crate::lowering::lower(archive, &at_point)?);
+    Ok(Some(DynamicLowering { symbols, samples }))
+}
+
+/// `flag` cannot be combined with `--dynamic`.
+pub fn refused_with_dynamic(flag: &str) -> LowerError {
+    LowerError::Program {
+        message: format!("{flag} does not go with `--dynamic`"),
+        help: Some(format!(
+            "drop {flag}, or `--dynamic`; a symbol can be fixed with `--dim NAME=N`"
+        )),
     }
-    let mains: Vec<&tpuc_ir::Function> = lowerings
-        .iter()
-        .map(|l| {
-            l.module
-                .function("main")
-                .expect("a lowered module has `main`")
-        })
-        .collect();
-    let main = generalize::generalize(&samples, &symbols, &mains).map_err(|refusal| {
-        LowerError::Shape {
-            message: format!("--dynamic: {}", refusal.message),
-            help: refusal.help,
+}
+
+/// The symbols kept dynamic and the sizes the program is lowered at.
+#[derive(Debug)]
+pub struct DynamicLowering {
+    symbols: BTreeMap<String, (Option<i64>, Option<i64>)>,
+    samples: Samples,
+}
+
+impl DynamicLowering {
+    /// The symbol values to lower at, in the order [`Self::generalize`] takes the lowerings.
+    pub fn points(&self) -> &[BTreeMap<String, i64>] {
+        &self.samples.points
+    }
+
+    /// One program with `?` dimensions from the lowerings at [`Self::points`]: `main` computes
+    /// the shapes that change with the symbols, reads the symbols from its inputs and checks
+    /// their ranges. Its interface is the first lowering's, and `dims` is empty. Shape
+    /// computations are not yet deduplicated (`cse,dce` do it).
+    pub fn generalize(&self, mut lowerings: Vec<Lowered>) -> Result<Lowered, LowerError> {
+        if lowerings.len() != self.samples.points.len() {
+            return Err(LowerError::Program {
+                message: format!(
+                    "--dynamic needs {} lowerings, got {}",
+                    self.samples.points.len(),
+                    lowerings.len()
+                ),
+                help: None,
+            });
         }
-    })?;
-    let mut lowered = lowerings.swap_remove(0);
-    *lowered
-        .module
-        .function_mut("main")
-        .expect("a lowered module has `main`") = main;
-    // The shapes of ops that share them are computed once.
-    tpuc_passes::Pipeline::parse("cse,dce")?
-        .run(&mut lowered.module, &tpuc_passes::RunOptions::default())?;
-    tpuc_ir::verify(&lowered.module).map_err(|errors| LowerError::Shape {
-        message: format!("--dynamic: the generalised module does not verify: {errors}"),
-        help: Some("this is a bug in tpuc; please report it with the model".to_owned()),
-    })?;
-    lowered.module.attrs.set(
-        "jax.uses_shape_polymorphism",
-        tpuc_ir::Attribute::Bool(true),
-    );
-    lowered.dims.clear();
-    Ok(lowered)
+        let mains: Vec<&tpuc_ir::Function> = lowerings
+            .iter()
+            .map(|l| l.program.main())
+            .collect::<Result<_, _>>()?;
+        let main =
+            generalize::generalize(&self.samples, &self.symbols, &mains).map_err(|refusal| {
+                LowerError::Shape {
+                    message: format!("--dynamic: {}", refusal.message),
+                    help: refusal.help,
+                }
+            })?;
+        let mut lowered = lowerings.swap_remove(0);
+        *lowered.program.main_mut()? = main;
+        lowered.program.module.attrs.set(
+            "jax.uses_shape_polymorphism",
+            tpuc_ir::Attribute::Bool(true),
+        );
+        lowered.dims.clear();
+        Ok(lowered)
+    }
 }
 
 /// The most symbols kept dynamic: the program is lowered `2^n + 1` times.

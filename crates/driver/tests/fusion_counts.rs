@@ -5,25 +5,23 @@
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 
+use tpuc_driver::Options;
 use tpuc_ir::{Attribute, ElementType, NamedAttrs, OpKind};
-use tpuc_lower::{LowerOptions, lower};
-use tpuc_passes::{DEFAULT_PIPELINE, FUSE_PASSES, PassOptions};
-use tpuc_pt2::Archive;
+use tpuc_passes::{DEFAULT_PASSES, FUSE_PASSES, PassName, PipelineRequest};
 
-fn lower_with(file: &str, pipeline: &str) -> tpuc_ir::Module {
+fn lower_with(file: &str, passes: &[PassName]) -> tpuc_ir::Module {
     let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("../../../testdata/models")
+        .join("../../testdata/models")
         .join(file);
-    let archive = Archive::open(&path).expect("fixture opens");
-    let options = LowerOptions {
-        passes: PassOptions {
-            pipeline: pipeline.to_owned(),
-            ..PassOptions::default()
+    let options = Options {
+        pipeline: PipelineRequest {
+            passes: Some(passes.to_vec()),
+            ..PipelineRequest::default()
         },
-        ..LowerOptions::default()
+        ..Options::default()
     };
-    match lower(&archive, &options) {
-        Ok(lowered) => lowered.module,
+    match tpuc_driver::lower(&path, &options) {
+        Ok(lowered) => lowered.built.program.module,
         Err(error) => panic!("{file}: {:?}", miette::Report::new(error)),
     }
 }
@@ -130,8 +128,8 @@ const EXPECTED: &[Expected] = &[
     },
 ];
 
-fn fused() -> String {
-    format!("{DEFAULT_PIPELINE},{FUSE_PASSES}")
+fn fused() -> Vec<PassName> {
+    [DEFAULT_PASSES.as_slice(), FUSE_PASSES.as_slice()].concat()
 }
 
 #[test]
@@ -260,7 +258,10 @@ fn identical_layers_share_one_decomposition() {
 #[test]
 fn inlining_every_composite_leaves_none() {
     for fixture in ["decoder.pt2", "llama.core.pt2", "gpt2.pt2"] {
-        let module = lower_with(fixture, &format!("{},inline-composites", fused()));
+        let module = lower_with(
+            fixture,
+            &[fused(), vec![PassName::InlineComposites]].concat(),
+        );
         assert!(tpuc_passes::composite_counts(&module).is_empty());
         assert_eq!(module.functions.len(), 1, "{fixture}: only main is left");
         tpuc_ir::verify(&module).expect("the inlined module verifies");
