@@ -38,7 +38,7 @@ fn cost(
     }
     let text = tpuc_ir::print::generic(&module, &Default::default());
     let (_, report) =
-        tpuc_driver::compile::compile_module_report(&text, target, &PluginPaths::default())
+        tpuc_driver::compile_module_report(&text, target, &PluginPaths::default())
             .map_err(|e| e.to_string())?;
     report.cost.ok_or_else(|| "no cost analysis".to_owned())
 }

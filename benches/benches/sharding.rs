@@ -34,7 +34,7 @@ fn compile(
     let lowered =
         tpuc_driver::lower(fixture, &options.for_target(target)).map_err(|e| e.to_string())?;
     let text = lowered.text(Emit::StablehloGeneric);
-    tpuc_driver::compile::compile_module_report(&text, target, &PluginPaths::default())
+    tpuc_driver::compile_module_report(&text, target, &PluginPaths::default())
         .map(|(_, report)| report)
         .map_err(|e| e.to_string())
 }

@@ -9,14 +9,16 @@
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
-use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+use std::time::Instant;
 
 use tpuc_cache::{
-    Cache, Digest, InputShape, Key, KeyParts, Manifest, Mode, ModuleRecord, Payload, SHAPE_FORMAT,
+    Cache, Digest, InputShape, Key, KeyParts, Manifest, Mode, ModuleRecord, SHAPE_FORMAT,
     ShapeRecord, Signature, knobs, sha256,
 };
-use tpuc_pjrt::{CompileOptions, Executable, ExecutableReport, Plugin, Program};
+use tpuc_pjrt::CompileOptions;
 
+use crate::backend::compile_executable;
+use crate::entry::{FreshExecutable, Source, new_manifest, report_or_warn};
 use crate::error::{DriverError, Result};
 use crate::frontend::ProgramSource;
 use crate::frontend_cache::Frontends;
@@ -117,7 +119,7 @@ pub struct CompileRequest<'a> {
 }
 
 /// The compile key of `request`, and the plugin and its identity it was derived with.
-fn compile_key(
+pub(crate) fn compile_key(
     request: &CompileRequest<'_>,
     plugins: &PluginPaths,
     cache: &Cache,
@@ -294,84 +296,6 @@ pub fn partitions(signature: &Signature) -> u64 {
         .map_or(1, |axes| axes.iter().map(|a| a.size).product())
 }
 
-/// What `tpuc key` prints: a program's front-end key, its module's digest and, per target, the
-/// compile key and whether the local cache or the shared tier holds that executable.
-#[derive(Debug)]
-pub struct Keys {
-    pub frontend_key: Key,
-    pub module_sha256: Digest,
-    pub targets: Vec<TargetKey>,
-}
-
-/// One target's compile key.
-#[derive(Debug)]
-pub struct TargetKey {
-    pub target: Target,
-    pub key: Key,
-    pub cached: bool,
-}
-
-/// The keys of `model`, built with `options`, for each target, without compiling. The program
-/// is built (and its module stored) if the local cache does not know it yet.
-pub fn keys(
-    model: &Path,
-    targets: &[Target],
-    options: &Options,
-    plugins: &PluginPaths,
-    caches: &CacheTiers,
-    warnings: &mut Vec<String>,
-) -> Result<Keys> {
-    let (env, _) = knobs::current();
-    let mut frontends = Frontends::new(model)?;
-    let mut keys = Vec::with_capacity(targets.len());
-    for target in targets {
-        let frontend = frontends.for_target(target, options, &caches.local, warnings)?;
-        let request = CompileRequest {
-            module: &frontend.module,
-            target,
-            compile_options: compile_options(&frontend.module),
-            model: model_name(model),
-        };
-        let (parts, _, _) = compile_key(&request, plugins, &caches.local, &env, warnings)?;
-        let key = parts.key();
-        let cached = caches.contains(&key, warnings);
-        keys.push(TargetKey {
-            target: target.clone(),
-            key,
-            cached,
-        });
-    }
-    let first = frontends.into_first(options, &caches.local, warnings)?;
-    Ok(Keys {
-        frontend_key: first.key,
-        module_sha256: first.module_sha256,
-        targets: keys,
-    })
-}
-
-/// Whether `model`, built with `options`, has an executable for `target` in the local cache
-/// or the shared tier, without compiling: its compile key and the answer.
-pub fn cached_key(
-    model: &Path,
-    target: &Target,
-    options: &Options,
-    plugins: &PluginPaths,
-    caches: &CacheTiers,
-    warnings: &mut Vec<String>,
-) -> Result<(Key, bool)> {
-    let keys = keys(
-        model,
-        std::slice::from_ref(target),
-        options,
-        plugins,
-        caches,
-        warnings,
-    )?;
-    let [target] = <[TargetKey; 1]>::try_from(keys.targets)
-        .map_err(|_| DriverError::Unsupported("one key per target was expected".to_owned()))?;
-    Ok((target.key, target.cached))
-}
-
 /// The compile key's parts for a module, target and environment.
 fn key_parts(
     module_sha256: Digest,
@@ -387,65 +311,6 @@ fn key_parts(
         tpuc_version: tpuc_cache::TPUC_VERSION.to_owned(),
         env: env.clone(),
     }
-}
-
-/// An executable the plugin just compiled: its serialized form, the compile call's time and
-/// what the plugin reported about it.
-struct FreshExecutable {
-    bytes: Vec<u8>,
-    compile_time: Duration,
-    report: ExecutableReport,
-}
-
-/// What an executable was compiled from: the model's file name, the plugin and the module.
-struct Source<'a> {
-    model: Option<String>,
-    plugin: &'a Path,
-    module: &'a ModuleRecord,
-}
-
-/// The manifest of an executable the plugin just compiled.
-fn new_manifest(
-    parts: KeyParts,
-    target: &Target,
-    identity: &PluginIdentity,
-    source: &Source<'_>,
-    fresh: &FreshExecutable,
-) -> Manifest {
-    let Source {
-        model,
-        plugin,
-        module,
-    } = source;
-    Manifest {
-        format: tpuc_cache::MANIFEST_FORMAT.to_owned(),
-        key: parts.key(),
-        key_parts: parts,
-        target: target.to_string(),
-        model: model.clone(),
-        plugin: identity.info(plugin),
-        payload: Payload::of(&fresh.bytes),
-        signature: module.signature.clone(),
-        dims: module.dims.clone(),
-        compile_seconds: fresh.compile_time.as_secs_f64(),
-        created_unix: unix_now(),
-        report: fresh.report.clone(),
-    }
-}
-
-/// The plugin's report on an executable it just compiled. The executable is good even if the
-/// plugin fails to describe it, so a failure is a warning and an empty report.
-fn report_or_warn(
-    report: tpuc_pjrt::Result<ExecutableReport>,
-    target: &Target,
-    warnings: &mut Vec<String>,
-) -> ExecutableReport {
-    report.unwrap_or_else(|error| {
-        warnings.push(format!(
-            "the plugin cannot report on the executable for {target}: {error}"
-        ));
-        ExecutableReport::default()
-    })
 }
 
 /// The file name of `model`, as cache entries record it.
@@ -508,72 +373,7 @@ fn warn_unknown(unknown: Vec<String>, warnings: &mut Vec<String>) {
     }
 }
 
-/// Compiles StableHLO text (either form) for `target` without touching the cache: the time the
-/// plugin's compile call took (not loading the plugin, nor opening a topology or client) and
-/// what the plugin reports about the executable. For benchmarks of the compiler itself. A
-/// sharded module compiles over its `mhlo.num_partitions` devices.
-pub fn compile_module_report(
-    module_text: &str,
-    target: &Target,
-    plugins: &PluginPaths,
-) -> Result<(Duration, ExecutableReport)> {
-    let plugin = plugins.locate(target.plugin_kind())?;
-    // A sharded module says over how many devices (`mhlo.num_partitions`), a program with
-    // collectives how many ranks run it (`mhlo.num_replicas`).
-    let module = tpuc_ir::parse::parse_module(module_text).ok();
-    let count =
-        |of: fn(&tpuc_ir::Module) -> Option<u32>| module.as_ref().and_then(of).map_or(1, u64::from);
-    let options = device_options(count(|m| m.num_partitions), count(|m| m.num_replicas));
-    let (executable, compile_time) = compile_executable(&plugin, target, module_text, &options)?;
-    let report = executable.report().map_err(DriverError::pjrt(
-        "reading the executable's memory and cost",
-    ))?;
-    Ok((compile_time, report))
-}
-
-/// Compiles the module text for `target`: the executable, and the time the compile call took.
-fn compile_executable(
-    plugin_path: &Path,
-    target: &Target,
-    text: &str,
-    options: &CompileOptions,
-) -> Result<(Executable, Duration)> {
-    let plugin = Plugin::load(plugin_path).map_err(DriverError::pjrt("loading the PJRT plugin"))?;
-    let program = Program::mlir(text);
-    match target {
-        Target::Tpu { topology } => {
-            let topology = plugin
-                .topology(topology)
-                .map_err(DriverError::pjrt("describing the TPU topology"))?;
-            let started = Instant::now();
-            let executable = topology
-                .compile(&program, options)
-                .map_err(DriverError::pjrt("compiling the module with libtpu"))?;
-            Ok((executable, started.elapsed()))
-        }
-        Target::Cpu { devices } => {
-            let client = plugin
-                .cpu_client(*devices)
-                .map_err(DriverError::pjrt("opening an XLA:CPU client"))?;
-            let started = Instant::now();
-            let loaded = client
-                .compile(&program, options)
-                .map_err(DriverError::pjrt("compiling the module on XLA:CPU"))?;
-            let compile_time = started.elapsed();
-            let executable = loaded
-                .executable()
-                .map_err(DriverError::pjrt("reading the compiled executable"))?;
-            Ok((executable, compile_time))
-        }
-    }
-}
-
 fn hex(bytes: &[u8]) -> String {
     bytes.iter().map(|byte| format!("{byte:02x}")).collect()
 }
 
-fn unix_now() -> u64 {
-    SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .map_or(0, |elapsed| elapsed.as_secs())
-}

@@ -11,16 +11,20 @@
 //! # Ok::<(), tpuc_driver::DriverError>(())
 //! ```
 
+mod backend;
+mod blocks;
 mod compare;
 pub mod compile;
 mod debug;
 mod emit;
+mod entry;
 mod error;
 mod files;
 mod frontend;
 mod frontend_cache;
 pub mod fx;
 mod jax_envelope;
+mod keys;
 mod lower;
 mod middle;
 mod options;
@@ -38,10 +42,12 @@ mod tensor;
 mod tiers;
 
 pub use compare::{Comparison, Tolerance, compare};
+pub use backend::compile_module_report;
 pub use compile::{
-    CachedRun, CompileReport, Compiled, Keys, ShapeCompile, TargetKey, compile,
-    compile_module_report, compile_shapes, family_key, keys, run_cached,
+    CachedRun, CompileReport, Compiled, ShapeCompile, compile, compile_shapes, family_key,
+    run_cached,
 };
+pub use keys::{Keys, TargetKey, cached_key, keys};
 pub use emit::{Emit, fx_graph};
 pub use error::{DriverError, InputMismatch, MlirParseError, NonFinite, Result};
 pub use files::{write_all_atomically, write_atomically};

@@ -10,7 +10,8 @@ use serde::Serialize;
 use tpuc_cache::Key;
 use tpuc_prewarm::{Item, Plan};
 
-use crate::compile::{cached_key, compile};
+use crate::compile::compile;
+use crate::keys::cached_key;
 use crate::error::DriverError;
 use crate::plugins::PluginPaths;
 use crate::shapes::DimSizes;
