@@ -57,8 +57,8 @@ pub use function::{
 pub use location::Location;
 pub use module::Module;
 pub use op::{
-    BinaryOp, BroadcastBinary, ChloBinaryOp, ChloBroadcastOp, ChloUnaryOp, OpKind, Opcode, UnaryOp,
-    attr_name,
+    Arity, BinaryOp, BroadcastBinary, ChloBinaryOp, ChloBroadcastOp, ChloUnaryOp, FoldKind, OpKind,
+    Opcode, ShardingRuleKind, Syntax, UnaryOp, attr_name,
 };
 pub use print::{LocationStyle, PrintOptions};
 pub use types::{Dim, ElementType, TensorType, Type};

@@ -2,7 +2,7 @@
 
 use std::collections::HashSet;
 
-use super::{InferResult, RegionSig, check_dims, count, list, map_dim, scalar, tensor};
+use super::{InferResult, RegionSig, check_dims, list, map_dim, scalar, tensor};
 use crate::attr::CollectiveAttrs;
 use crate::op::attr_name;
 use crate::types::{TensorType, Type};
@@ -79,7 +79,6 @@ pub(super) fn reduce_scatter(
     regions: &[RegionSig],
     declared: Option<&[Type]>,
 ) -> InferResult<Vec<Type>> {
-    count(operands, 1)?;
     let operand = tensor(&operands[0], "operand")?;
     check_dims(&[dimension], operand.rank(), attr_name::SCATTER_DIMENSION)?;
     all_reduce(operands, regions)?;
@@ -150,7 +149,6 @@ pub(super) fn collective_permute(
     pairs: &[(i64, i64)],
     operands: &[Type],
 ) -> InferResult<Vec<Type>> {
-    count(operands, 1)?;
     tensor(&operands[0], "operand")?;
     let (mut sources, mut targets) = (HashSet::new(), HashSet::new());
     for &(source, target) in pairs {

@@ -2,7 +2,7 @@
 
 use std::collections::HashSet;
 
-use super::{InferResult, check_dims, check_len, count, declared_tensor, map_dim, tensor};
+use super::{InferResult, check_dims, check_len, declared_tensor, map_dim, tensor};
 use crate::attr::{ConvAttrs, DotDims, Precision};
 use crate::op::attr_name;
 use crate::types::{Dim, ElementType, TensorType, Type};
@@ -60,7 +60,6 @@ pub(super) fn dot_general(
     operands: &[Type],
     declared: Option<&[Type]>,
 ) -> InferResult<Vec<Type>> {
-    count(operands, 2)?;
     let lhs = tensor(&operands[0], "lhs")?;
     let rhs = tensor(&operands[1], "rhs")?;
     check_precision(precision)?;
@@ -188,7 +187,6 @@ pub(super) fn convolution(
     operands: &[Type],
     declared: Option<&[Type]>,
 ) -> InferResult<Vec<Type>> {
-    count(operands, 2)?;
     let lhs = tensor(&operands[0], "lhs")?;
     let rhs = tensor(&operands[1], "rhs")?;
     let n = check_conv(attrs, lhs, rhs)?;
@@ -260,7 +258,6 @@ pub(super) fn dynamic_conv(
     operands: &[Type],
     declared: Option<&[Type]>,
 ) -> InferResult<Vec<Type>> {
-    count(operands, 3)?;
     let lhs = tensor(&operands[0], "lhs")?;
     let rhs = tensor(&operands[1], "rhs")?;
     let n = check_conv(attrs, lhs, rhs)?;
