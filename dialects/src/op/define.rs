@@ -22,7 +22,8 @@
 //! - `operands N`, `operands (at least N)` or `operands variadic`, and `results` alike
 //!   ([`Arity`](super::Arity)): the verifier and the builder check counts against them;
 //! - `syntax Form`, a [`Syntax`](super::Syntax) variant: the pretty form the printer writes and
-//!   the parser reads (`Generic` when the op has none);
+//!   the parser reads (`Generic` when the op has none); a form with a keyword names the
+//!   attribute the keyword stands for, `syntax Dims(PERMUTATION)`;
 //! - `fold Kind`, a [`FoldKind`](super::FoldKind) variant (`None` when the op never folds);
 //! - `sharding Rule`, a [`ShardingRuleKind`](super::ShardingRuleKind) variant (`None` when
 //!   propagation leaves the op to XLA).
@@ -78,7 +79,8 @@ macro_rules! define_ops {
                 $(, $family_field:ident: $family_field_type:ty = $family_attr:ident as $family_kind:ident)?
             ),
                 operands $family_operands:tt, results $family_results:tt,
-                syntax $family_syntax:ident, fold $family_fold:ident,
+                syntax $family_syntax:ident $(($family_syntax_attr:ident))?,
+                fold $family_fold:ident,
                 sharding $family_sharding:ident
             $(, traits [$($family_traits:tt)*])?;
         )* }
@@ -89,7 +91,8 @@ macro_rules! define_ops {
             $( { $( $field:ident: $field_type:ty $(= $attr:ident)? as $kind:ident $(($($arg:expr),*))? ),* $(,)? } )?
             => $name:literal,
                 operands $operands:tt, results $results:tt,
-                syntax $syntax:ident, fold $fold:ident, sharding $sharding:ident
+                syntax $syntax:ident $(($syntax_attr:ident))?,
+                fold $fold:ident, sharding $sharding:ident
             $(, regions $regions:tt)?
             $(, traits [$($traits:tt)*])?;
         )* }
@@ -144,8 +147,10 @@ macro_rules! define_ops {
             /// The pretty form the op prints and parses in.
             pub fn syntax(self) -> $crate::op::Syntax {
                 match self {
-                    $( Self::$family(_) => $crate::op::Syntax::$family_syntax, )*
-                    $( Self::$variant => $crate::op::Syntax::$syntax, )*
+                    $( Self::$family(_) => $crate::op::Syntax::$family_syntax
+                        $(($crate::op::attr_name::$family_syntax_attr))?, )*
+                    $( Self::$variant => $crate::op::Syntax::$syntax
+                        $(($crate::op::attr_name::$syntax_attr))?, )*
                 }
             }
 

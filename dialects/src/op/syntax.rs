@@ -2,7 +2,8 @@
 //! shape of text after the op name; the printer (`print/pretty.rs`) writes it and the parser
 //! (`parse/custom.rs`) reads it back.
 
-/// The named form an op prints in when it is not generic.
+/// The named form an op prints in when it is not generic. A form with a keyword (`dim = N`,
+/// `dims = [..]`, `sizes = [..]`) carries the name of the attribute the keyword stands for.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Syntax {
     /// Only `"dialect.op"(%a) <{..}> ({..}) : (T) -> U`.
@@ -26,17 +27,17 @@ pub enum Syntax {
     /// `op dense<..> : T`.
     Constant,
     /// `op dim = N : T`.
-    Iota,
+    Iota(&'static str),
     /// `op %a, dim = N : (T) -> U`.
-    Dim,
+    Dim(&'static str),
     /// `op %a, dims = [..] : (T) -> U`.
-    Dims,
+    Dims(&'static str),
     /// `op %a, dims = [..] : T` (one type when operand and result share it).
-    Reverse,
+    Reverse(&'static str),
     /// `op %a [0:2, 1:4:2] : (T) -> U`.
     Slice,
     /// `op %a, %i, sizes = [..] : (T, I) -> U`.
-    Sizes,
+    Sizes(&'static str),
     /// `op %a, %v, low = [..], high = [..], interior = [..] : (T, V) -> U`.
     Pad,
     /// `op %a, %b, batching_dims = [..] x [..], contracting_dims = [..] x [..] : ..`.

@@ -60,15 +60,15 @@ define_ops! {
         Constant(data: DenseElements = VALUE as constant) => "stablehlo.constant",
             operands 0, results 1, syntax Constant, fold None, sharding Elementwise;
         Iota { dimension: i64 = IOTA_DIMENSION as int } => "stablehlo.iota",
-            operands 0, results 1, syntax Iota, fold None, sharding Elementwise;
+            operands 0, results 1, syntax Iota(IOTA_DIMENSION), fold None, sharding Elementwise;
         BroadcastInDim {
             dims: Vec<i64> = BROADCAST_DIMENSIONS as i64_array,
         } => "stablehlo.broadcast_in_dim",
-            operands 1, results 1, syntax Dims, fold Layout, sharding BroadcastInDim;
+            operands 1, results 1, syntax Dims(BROADCAST_DIMENSIONS), fold Layout, sharding BroadcastInDim;
         Reshape => "stablehlo.reshape",
             operands 1, results 1, syntax Functional, fold Layout, sharding Reshape;
         Transpose { permutation: Vec<i64> = PERMUTATION as i64_array } => "stablehlo.transpose",
-            operands 1, results 1, syntax Dims, fold Layout, sharding Transpose;
+            operands 1, results 1, syntax Dims(PERMUTATION), fold Layout, sharding Transpose;
         Slice {
             start: Vec<i64> = START_INDICES as i64_array,
             limit: Vec<i64> = LIMIT_INDICES as i64_array,
@@ -77,13 +77,13 @@ define_ops! {
             operands 1, results 1, syntax Slice, fold None, sharding Window;
         /// (operand, start_indices...)
         DynamicSlice { sizes: Vec<i64> = SLICE_SIZES as i64_array } => "stablehlo.dynamic_slice",
-            operands (at least 1), results 1, syntax Sizes, fold None, sharding Window;
+            operands (at least 1), results 1, syntax Sizes(SLICE_SIZES), fold None, sharding Window;
         /// (operand, update, start_indices...)
         DynamicUpdateSlice => "stablehlo.dynamic_update_slice",
             operands (at least 2), results 1, syntax Functional, fold None, sharding UpdateSlice;
         /// (inputs...)
         Concatenate { dimension: i64 = DIMENSION as int } => "stablehlo.concatenate",
-            operands (at least 1), results 1, syntax Dim, fold None, sharding Concatenate;
+            operands (at least 1), results 1, syntax Dim(DIMENSION), fold None, sharding Concatenate;
         /// (operand, padding_value)
         Pad {
             low: Vec<i64> = EDGE_PADDING_LOW as i64_array,
@@ -92,7 +92,7 @@ define_ops! {
         } => "stablehlo.pad",
             operands 2, results 1, syntax Pad, fold None, sharding Window;
         Reverse { dims: Vec<i64> = DIMENSIONS as i64_array } => "stablehlo.reverse",
-            operands 1, results 1, syntax Reverse, fold None, sharding Reverse;
+            operands 1, results 1, syntax Reverse(DIMENSIONS), fold None, sharding Reverse;
         /// (operand, start_indices)
         Gather {
             dims: GatherDims = DIMENSION_NUMBERS as gather_dims,
@@ -236,18 +236,18 @@ define_ops! {
             known_expanding: Vec<i64> = KNOWN_EXPANDING_DIMENSIONS as opt_i64_array,
             known_nonexpanding: Vec<i64> = KNOWN_NONEXPANDING_DIMENSIONS as opt_i64_array,
         } => "stablehlo.dynamic_broadcast_in_dim",
-            operands 2, results 1, syntax Dims, fold None, sharding None;
+            operands 2, results 1, syntax Dims(BROADCAST_DIMENSIONS), fold None, sharding None;
         /// (operand, output_shape)
         DynamicReshape => "stablehlo.dynamic_reshape",
             operands 2, results 1, syntax Functional, fold None, sharding None;
         /// (output_shape)
         DynamicIota { dimension: i64 = IOTA_DIMENSION as int } => "stablehlo.dynamic_iota",
-            operands 1, results 1, syntax Dim, fold None, sharding None;
+            operands 1, results 1, syntax Dim(IOTA_DIMENSION), fold None, sharding None;
         /// (operand) -> tensor<i32>
         GetDimensionSize {
             dimension: i64 = DIMENSION as int,
         } => "stablehlo.get_dimension_size",
-            operands 1, results 1, syntax Dim, fold None, sharding None;
+            operands 1, results 1, syntax Dim(DIMENSION), fold None, sharding None;
         /// (operand, padding_value, edge_padding_low, edge_padding_high, interior_padding)
         DynamicPad => "stablehlo.dynamic_pad",
             operands 5, results 1, syntax Functional, fold None, sharding None;
