@@ -42,6 +42,7 @@ pub mod module;
 pub mod op;
 pub mod parse;
 pub mod print;
+pub mod size_limit;
 pub mod types;
 pub mod verify;
 

@@ -233,20 +233,25 @@ pub(super) fn window_output(
     base_dilation: i64,
     window_dilation: i64,
 ) -> InferResult<u64> {
-    let dilated_input = if input == 0 {
-        0
-    } else {
-        (input as i64 - 1) * base_dilation + 1
+    let overflow = || format!("window arithmetic on size {input} overflows 64 bits");
+    let dilated = |size: u64, dilation: i64| -> Option<i64> {
+        if size == 0 {
+            return Some(0);
+        }
+        i64::try_from(size - 1)
+            .ok()?
+            .checked_mul(dilation)?
+            .checked_add(1)
     };
-    let padded = low + dilated_input + high;
+    let dilated_input = dilated(input, base_dilation).ok_or_else(overflow)?;
+    let padded = low
+        .checked_add(dilated_input)
+        .and_then(|p| p.checked_add(high))
+        .ok_or_else(overflow)?;
     if padded < 0 {
         return Err(format!("padding ({low}, {high}) leaves a negative size"));
     }
-    let dilated_window = if window == 0 {
-        0
-    } else {
-        (window as i64 - 1) * window_dilation + 1
-    };
+    let dilated_window = dilated(window, window_dilation).ok_or_else(overflow)?;
     if padded == 0 || dilated_window > padded {
         return Ok(0);
     }

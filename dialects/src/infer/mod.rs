@@ -379,3 +379,9 @@ pub(crate) fn map_dim(dim: Dim, f: impl FnOnce(u64) -> InferResult<u64>) -> Infe
         Dim::Dynamic => Ok(Dim::Dynamic),
     }
 }
+
+/// `size * factor` for a dimension size, or an error when it overflows.
+pub(crate) fn checked_product(size: u64, factor: u64) -> InferResult<u64> {
+    size.checked_mul(factor)
+        .ok_or_else(|| format!("dimension size {size} x {factor} overflows 64 bits"))
+}

@@ -148,8 +148,16 @@ pub(super) fn pad(
             return Err(format!("interior padding {} is negative", interior[d]));
         }
         shape.push(map_dim(operand.shape[d], |size| {
-            let size = size as i64;
-            let padded = low[d] + high[d] + size + (size - 1).max(0) * interior[d];
+            let padded = i64::try_from(size)
+                .ok()
+                .and_then(|size| {
+                    let interiors = (size - 1).max(0).checked_mul(interior[d])?;
+                    low[d]
+                        .checked_add(high[d])?
+                        .checked_add(size)?
+                        .checked_add(interiors)
+                })
+                .ok_or_else(|| format!("dimension {d}: padded size overflows 64 bits"))?;
             u64::try_from(padded)
                 .map_err(|_| format!("dimension {d} would have negative size {padded}"))
         })?);
