@@ -9,6 +9,8 @@ mod fold_kind;
 mod sharding_rule;
 mod syntax;
 mod table;
+#[cfg(test)]
+mod table_tests;
 
 pub use arity::Arity;
 pub(crate) use arity::{check_operands, check_results};

@@ -1,6 +1,7 @@
 //! Tensor types too large to address are refused at the signature and at the op.
 
 use crate::error::IrError;
+use crate::op::Opcode;
 use crate::parse::parse_module;
 use crate::verify::{Site, verify};
 
@@ -43,7 +44,7 @@ fn an_op_result_over_the_byte_limit_is_refused_at_the_op() {
                 return %a : tensor<f32>\n}\n";
     let errors = errors(text);
     assert!(
-        errors.iter().any(|(site, message)| matches!(site, Site::Op(op) if op.name == "stablehlo.broadcast_in_dim")
+        errors.iter().any(|(site, message)| matches!(site, Site::Op(op) if op.name == Opcode::BroadcastInDim.name())
             && message.contains("2^40")),
         "{errors:?}"
     );
