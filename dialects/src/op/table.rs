@@ -64,7 +64,8 @@ define_ops! {
         BroadcastInDim {
             dims: Vec<i64> = BROADCAST_DIMENSIONS as i64_array,
         } => "stablehlo.broadcast_in_dim",
-            operands 1, results 1, syntax Dims(BROADCAST_DIMENSIONS), fold Layout, sharding BroadcastInDim;
+            operands 1, results 1, syntax Dims(BROADCAST_DIMENSIONS),
+            fold Layout, sharding BroadcastInDim;
         Reshape => "stablehlo.reshape",
             operands 1, results 1, syntax Functional, fold Layout, sharding Reshape;
         Transpose { permutation: Vec<i64> = PERMUTATION as i64_array } => "stablehlo.transpose",
@@ -83,7 +84,8 @@ define_ops! {
             operands (at least 2), results 1, syntax Functional, fold None, sharding UpdateSlice;
         /// (inputs...)
         Concatenate { dimension: i64 = DIMENSION as int } => "stablehlo.concatenate",
-            operands (at least 1), results 1, syntax Dim(DIMENSION), fold None, sharding Concatenate;
+            operands (at least 1), results 1, syntax Dim(DIMENSION),
+            fold None, sharding Concatenate;
         /// (operand, padding_value)
         Pad {
             low: Vec<i64> = EDGE_PADDING_LOW as i64_array,
