@@ -4,6 +4,8 @@
 //! shardings.
 
 mod contraction;
+#[cfg(test)]
+mod declared_tests;
 mod indexing;
 mod layout;
 mod pointwise;
