@@ -41,7 +41,7 @@ impl DenseElements {
         if bytes.len() == width && count >= 1 {
             return Self::splat_bytes(ty.element, bytes);
         }
-        if bytes.len() as u64 != count * width as u64 {
+        if count.checked_mul(width as u64) != Some(bytes.len() as u64) {
             return Err(IrError::constant(format!(
                 "{} bytes do not hold {count} elements of {} ({width} bytes each)",
                 bytes.len(),
@@ -146,7 +146,7 @@ impl DenseElements {
         }
         match ty.num_elements() {
             Some(count) if self.splat => count >= 1 && self.bytes.len() == width,
-            Some(count) => self.bytes.len() as u64 == count * width as u64,
+            Some(count) => count.checked_mul(width as u64) == Some(self.bytes.len() as u64),
             None => false,
         }
     }

@@ -3,7 +3,7 @@
 
 use crate::attr::{ComparisonDirection, ComparisonType};
 use crate::dense::{DenseElements, ElementValue};
-use crate::op::{BinaryOp, OpKind, UnaryOp};
+use crate::op::{BinaryOp, FoldKind, OpKind, UnaryOp};
 use crate::types::{ElementType, TensorType, Type};
 
 /// The most elements a fold materialises in a non-splat constant.
@@ -25,21 +25,15 @@ pub enum Folded {
     Constant(DenseElements),
 }
 
-/// An element as the folder computes with it.
-#[derive(Clone, Copy, Debug, PartialEq, PartialOrd)]
-enum Num {
-    Bool(bool),
-    Int(i128),
-    Float(f64),
+/// Operands that are all constants, and a result small enough to materialise.
+struct ConstantInputs {
+    all_splat: bool,
+    /// The result's element count.
+    count: u64,
 }
 
-impl OpKind {
-    /// Folds a single-result op, if it can be.
-    pub fn fold(&self, operands: &[FoldOperand<'_>], result: &Type) -> Option<Folded> {
-        let result = result.as_tensor()?;
-        if let Some(i) = self.fold_to_operand(operands, result) {
-            return Some(Folded::Operand(i));
-        }
+impl ConstantInputs {
+    fn of(operands: &[FoldOperand<'_>], result: &TensorType) -> Option<Self> {
         if operands.is_empty() || operands.iter().any(|o| o.constant.is_none()) {
             return None;
         }
@@ -58,12 +52,37 @@ impl OpKind {
         if !all_splat && (count > FOLD_ELEMENT_LIMIT || largest.is_some_and(|n| count > n)) {
             return None;
         }
-        let data = if self.is_elementwise() {
-            self.fold_elementwise(operands, result, if all_splat { 1 } else { count })?
-        } else {
-            self.fold_layout(operands, result, all_splat)?
-        };
-        Some(Folded::Constant(data))
+        Some(Self { all_splat, count })
+    }
+}
+
+/// An element as the folder computes with it.
+#[derive(Clone, Copy, Debug, PartialEq, PartialOrd)]
+enum Num {
+    Bool(bool),
+    Int(i128),
+    Float(f64),
+}
+
+impl OpKind {
+    /// Folds a single-result op, if it can be.
+    pub fn fold(&self, operands: &[FoldOperand<'_>], result: &Type) -> Option<Folded> {
+        let result = result.as_tensor()?;
+        let to_operand = || Some(Folded::Operand(self.fold_to_operand(operands, result)?));
+        let constant = |data: Option<DenseElements>| Some(Folded::Constant(data?));
+        match self.opcode().fold_kind() {
+            FoldKind::None => None,
+            FoldKind::Identity => to_operand(),
+            FoldKind::Elementwise => to_operand().or_else(|| {
+                let inputs = ConstantInputs::of(operands, result)?;
+                let count = if inputs.all_splat { 1 } else { inputs.count };
+                constant(self.fold_elementwise(operands, result, count))
+            }),
+            FoldKind::Layout => to_operand().or_else(|| {
+                let inputs = ConstantInputs::of(operands, result)?;
+                constant(self.fold_layout(operands, result, inputs.all_splat))
+            }),
+        }
     }
 
     /// Identities: `x * 1`, an identity reshape, a select on a constant predicate, ...

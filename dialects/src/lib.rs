@@ -43,6 +43,7 @@ pub mod op;
 pub mod parse;
 pub mod print;
 pub mod program;
+pub mod size_limit;
 pub mod types;
 pub mod verify;
 
@@ -58,8 +59,8 @@ pub use function::{
 pub use location::Location;
 pub use module::Module;
 pub use op::{
-    BinaryOp, BroadcastBinary, ChloBinaryOp, ChloBroadcastOp, ChloUnaryOp, OpKind, Opcode, UnaryOp,
-    attr_name,
+    Arity, BinaryOp, BroadcastBinary, ChloBinaryOp, ChloBroadcastOp, ChloUnaryOp, FoldKind, OpKind,
+    Opcode, ShardingRuleKind, Syntax, UnaryOp, attr_name,
 };
 pub use print::{LocationStyle, PrintOptions};
 pub use program::{ArgumentRole, CheckKind, Interface, InterfaceError, Program, ResultRole};

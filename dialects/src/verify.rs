@@ -6,6 +6,8 @@
 //! twice is not entered, and an op whose operands or regions are broken is not type-checked.
 
 mod errors;
+#[cfg(test)]
+mod size_tests;
 mod sources;
 
 use std::collections::HashSet;
@@ -18,6 +20,7 @@ use crate::function::{BlockId, Function, OpId, RegionId, Value, ValueDef};
 use crate::infer::{self, OpSig, RegionSig};
 use crate::module::Module;
 use crate::op::{OpKind, attr_name};
+use crate::size_limit;
 use crate::types::Type;
 
 /// Checks the whole module; an error holds every problem found ([`IrError::Verify`]).
@@ -83,6 +86,9 @@ enum At {
 
 const SIGNATURE_HELP: &str = "a function has one attribute list and one location per argument, \
                               and one attribute list per result";
+
+const SIZE_HELP: &str = "a tensor may take at most 2^40 bytes (tpuc_ir::size_limit::MAX_TENSOR_BYTES); \
+                         shard or split it";
 
 struct Verifier<'a> {
     f: &'a Function,
@@ -172,6 +178,23 @@ impl<'a> Verifier<'a> {
         }
         for attrs in f.arg_attrs.iter().chain(&f.result_attrs) {
             self.check_sharding_attrs(attrs, At::Part("signature"));
+        }
+        let arg_types = f.arg_types();
+        let signature = arg_types
+            .iter()
+            .enumerate()
+            .map(|(i, ty)| (format!("argument {i}"), ty))
+            .chain(
+                f.result_types
+                    .iter()
+                    .enumerate()
+                    .map(|(i, ty)| (format!("result {i}"), ty)),
+            );
+        for (what, ty) in signature {
+            if let Err(message) = size_limit::check(ty) {
+                let message = format!("{what}: {message}");
+                self.report(At::Part("signature"), message, Some(SIZE_HELP.to_owned()));
+            }
         }
         let body = f.body();
         let blocks = &f.region(body).blocks;
@@ -290,10 +313,25 @@ impl<'a> Verifier<'a> {
             }
             region_sigs.push(RegionSig::of_block(f, blocks[0]));
         }
-        if operands_exist && region_sigs.len() == data.regions.len() {
+        // An oversized operand was reported where it is defined; nothing computes with it.
+        let operands_sized = operands_exist
+            && data
+                .operands
+                .iter()
+                .all(|&v| size_limit::check(f.value_type(v)).is_ok());
+        if operands_sized && region_sigs.len() == data.regions.len() {
             self.check_types(at, op, &region_sigs, in_body);
         }
         self.check_sharding_attrs(&data.attrs, at);
+        for (i, &result) in data.results.iter().enumerate() {
+            if !f.contains_value(result) {
+                continue;
+            }
+            if let Err(message) = size_limit::check(f.value_type(result)) {
+                let message = format!("result {i}: {message}");
+                self.report(at, message, Some(SIZE_HELP.to_owned()));
+            }
+        }
         for &result in &data.results {
             if !matches!(f.value(result).def, ValueDef::OpResult { op: def, .. } if def == op) {
                 self.report(at, "a result is not defined by this op", None);

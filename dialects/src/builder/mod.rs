@@ -12,6 +12,7 @@ use crate::function::{Function, InsertPoint, NewOp, OpId, RegionId, Value, Visib
 use crate::infer::{self, OpSig, RegionSig};
 use crate::location::Location;
 use crate::op::OpKind;
+use crate::size_limit;
 use crate::types::{Dim, TensorType, Type};
 
 /// A shape given as static sizes or as [`Dim`]s.
@@ -250,6 +251,9 @@ impl<F: BorrowMut<Function>> Builder<F> {
         };
         let result_types =
             infer::result_types(&sig).map_err(|message| IrError::op(kind.name(), message))?;
+        for ty in &result_types {
+            size_limit::check(ty).map_err(|message| IrError::op(kind.name(), message))?;
+        }
         let point = self.point;
         let location = self.location.clone();
         let op = self.f_mut().insert_op(

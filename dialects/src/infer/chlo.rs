@@ -1,14 +1,13 @@
 //! CHLO ops: elementwise unary and binary ops, broadcasting binary ops, compare and select,
 //! constant_like, top_k.
 
-use super::{InferResult, count, tensor};
+use super::{InferResult, tensor};
 use crate::attr::{Attribute, ComparisonType};
 use crate::broadcast::rank_broadcast;
 use crate::op::{BroadcastBinary, ChloBinaryOp, ChloBroadcastOp, ChloUnaryOp};
 use crate::types::{Dim, ElementType, TensorType, Type};
 
 pub(super) fn unary(op: ChloUnaryOp, operands: &[Type]) -> InferResult<Vec<Type>> {
-    count(operands, 1)?;
     let operand = tensor(&operands[0], "operand")?;
     let accepts = match op {
         ChloUnaryOp::Square => !operand.element.is_bool(),
@@ -70,7 +69,6 @@ pub(super) fn broadcast_compare(
 }
 
 pub(super) fn constant_like(value: &Attribute, operands: &[Type]) -> InferResult<Vec<Type>> {
-    count(operands, 1)?;
     let operand = tensor(&operands[0], "operand")?;
     let element = match value {
         Attribute::Bool(_) => ElementType::I1,
@@ -87,7 +85,6 @@ pub(super) fn constant_like(value: &Attribute, operands: &[Type]) -> InferResult
 }
 
 pub(super) fn broadcast_select(operands: &[Type]) -> InferResult<Vec<Type>> {
-    count(operands, 3)?;
     let pred = tensor(&operands[0], "pred")?;
     let on_true = tensor(&operands[1], "on_true")?;
     let on_false = tensor(&operands[2], "on_false")?;
@@ -105,7 +102,6 @@ pub(super) fn broadcast_select(operands: &[Type]) -> InferResult<Vec<Type>> {
 }
 
 pub(super) fn top_k(k: i64, operands: &[Type]) -> InferResult<Vec<Type>> {
-    count(operands, 1)?;
     let operand = tensor(&operands[0], "operand")?;
     let Some(&last) = operand.shape.last() else {
         return Err("operand must have rank 1 or more".to_string());

@@ -2,7 +2,7 @@
 
 use std::collections::HashSet;
 
-use super::{InferResult, RegionSig, check_dims, count, list, map_dim, scalar, tensor};
+use super::{InferResult, RegionSig, check_dims, checked_product, list, map_dim, scalar, tensor};
 use crate::attr::CollectiveAttrs;
 use crate::op::attr_name;
 use crate::types::{TensorType, Type};
@@ -60,7 +60,7 @@ pub(super) fn all_gather(
         let mut shape = operand.shape.clone();
         let d = dimension as usize;
         shape[d] = match size {
-            Some(size) => map_dim(shape[d], |s| Ok(s * size))?,
+            Some(size) => map_dim(shape[d], |s| checked_product(s, size))?,
             None => declared
                 .and_then(|types| types.get(results.len()))
                 .and_then(Type::as_tensor)
@@ -79,7 +79,6 @@ pub(super) fn reduce_scatter(
     regions: &[RegionSig],
     declared: Option<&[Type]>,
 ) -> InferResult<Vec<Type>> {
-    count(operands, 1)?;
     let operand = tensor(&operands[0], "operand")?;
     check_dims(&[dimension], operand.rank(), attr_name::SCATTER_DIMENSION)?;
     all_reduce(operands, regions)?;
@@ -140,7 +139,7 @@ pub(super) fn all_to_all(
                 }
             })?;
             let concat = concat_dimension as usize;
-            shape[concat] = map_dim(shape[concat], |s| Ok(s * count))?;
+            shape[concat] = map_dim(shape[concat], |s| checked_product(s, count))?;
             Ok(Type::Tensor(TensorType::new(shape, operand.element)))
         })
         .collect()
@@ -150,7 +149,6 @@ pub(super) fn collective_permute(
     pairs: &[(i64, i64)],
     operands: &[Type],
 ) -> InferResult<Vec<Type>> {
-    count(operands, 1)?;
     tensor(&operands[0], "operand")?;
     let (mut sources, mut targets) = (HashSet::new(), HashSet::new());
     for &(source, target) in pairs {

@@ -2,7 +2,7 @@
 
 use std::collections::HashSet;
 
-use super::{InferResult, check_dims, check_len, count, declared_tensor, map_dim, tensor};
+use super::{InferResult, check_dims, check_len, declared_tensor, map_dim, tensor};
 use crate::attr::{ConvAttrs, DotDims, Precision};
 use crate::op::attr_name;
 use crate::types::{Dim, ElementType, TensorType, Type};
@@ -60,7 +60,6 @@ pub(super) fn dot_general(
     operands: &[Type],
     declared: Option<&[Type]>,
 ) -> InferResult<Vec<Type>> {
-    count(operands, 2)?;
     let lhs = tensor(&operands[0], "lhs")?;
     let rhs = tensor(&operands[1], "rhs")?;
     check_precision(precision)?;
@@ -188,7 +187,6 @@ pub(super) fn convolution(
     operands: &[Type],
     declared: Option<&[Type]>,
 ) -> InferResult<Vec<Type>> {
-    count(operands, 2)?;
     let lhs = tensor(&operands[0], "lhs")?;
     let rhs = tensor(&operands[1], "rhs")?;
     let n = check_conv(attrs, lhs, rhs)?;
@@ -235,20 +233,25 @@ pub(super) fn window_output(
     base_dilation: i64,
     window_dilation: i64,
 ) -> InferResult<u64> {
-    let dilated_input = if input == 0 {
-        0
-    } else {
-        (input as i64 - 1) * base_dilation + 1
+    let overflow = || format!("window arithmetic on size {input} overflows 64 bits");
+    let dilated = |size: u64, dilation: i64| -> Option<i64> {
+        if size == 0 {
+            return Some(0);
+        }
+        i64::try_from(size - 1)
+            .ok()?
+            .checked_mul(dilation)?
+            .checked_add(1)
     };
-    let padded = low + dilated_input + high;
+    let dilated_input = dilated(input, base_dilation).ok_or_else(overflow)?;
+    let padded = low
+        .checked_add(dilated_input)
+        .and_then(|p| p.checked_add(high))
+        .ok_or_else(overflow)?;
     if padded < 0 {
         return Err(format!("padding ({low}, {high}) leaves a negative size"));
     }
-    let dilated_window = if window == 0 {
-        0
-    } else {
-        (window as i64 - 1) * window_dilation + 1
-    };
+    let dilated_window = dilated(window, window_dilation).ok_or_else(overflow)?;
     if padded == 0 || dilated_window > padded {
         return Ok(0);
     }
@@ -260,7 +263,6 @@ pub(super) fn dynamic_conv(
     operands: &[Type],
     declared: Option<&[Type]>,
 ) -> InferResult<Vec<Type>> {
-    count(operands, 3)?;
     let lhs = tensor(&operands[0], "lhs")?;
     let rhs = tensor(&operands[1], "rhs")?;
     let n = check_conv(attrs, lhs, rhs)?;

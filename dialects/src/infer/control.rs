@@ -1,6 +1,6 @@
 //! Control flow and the remaining fixed-signature ops: while, if, case, batch norm, rng.
 
-use super::{InferResult, RegionSig, check_dims, count, declared, list, scalar, tensor};
+use super::{InferResult, RegionSig, check_dims, declared, list, scalar, tensor};
 use crate::op::attr_name;
 use crate::types::{Dim, ElementType, TensorType, Type};
 
@@ -11,7 +11,6 @@ pub(super) fn while_loop(operands: &[Type], regions: &[RegionSig]) -> InferResul
 }
 
 fn check_scalar_operand(operands: &[Type], element: ElementType, what: &str) -> InferResult<()> {
-    count(operands, 1)?;
     if operands[0] != scalar(element) {
         return Err(format!(
             "{what} must be a tensor<{element}>, got {}",
@@ -44,12 +43,7 @@ pub(super) fn case(operands: &[Type], regions: &[RegionSig]) -> InferResult<Vec<
 }
 
 /// Checks the per-feature operands of batch norm and returns the operand and feature count.
-fn batch_norm_operands(
-    feature_index: i64,
-    operands: &[Type],
-    per_feature: usize,
-) -> InferResult<(&TensorType, Dim)> {
-    count(operands, 1 + per_feature)?;
+fn batch_norm_operands(feature_index: i64, operands: &[Type]) -> InferResult<(&TensorType, Dim)> {
     let operand = tensor(&operands[0], "operand")?;
     if !operand.element.is_float() {
         return Err(format!("operand must be floating-point, got {operand}"));
@@ -72,12 +66,12 @@ pub(super) fn batch_norm_inference(
     feature_index: i64,
     operands: &[Type],
 ) -> InferResult<Vec<Type>> {
-    batch_norm_operands(feature_index, operands, 4)?;
+    batch_norm_operands(feature_index, operands)?;
     Ok(vec![operands[0].clone()])
 }
 
 pub(super) fn batch_norm_training(feature_index: i64, operands: &[Type]) -> InferResult<Vec<Type>> {
-    let (operand, features) = batch_norm_operands(feature_index, operands, 2)?;
+    let (operand, features) = batch_norm_operands(feature_index, operands)?;
     let per_feature = Type::Tensor(TensorType::new(vec![features], operand.element));
     Ok(vec![operands[0].clone(), per_feature.clone(), per_feature])
 }
@@ -86,7 +80,6 @@ pub(super) fn rng_bit_generator(
     operands: &[Type],
     declared_types: Option<&[Type]>,
 ) -> InferResult<Vec<Type>> {
-    count(operands, 1)?;
     let state = tensor(&operands[0], "initial_state")?;
     if state.rank() != 1 || !state.element.is_integer() {
         return Err(format!(

@@ -1,6 +1,6 @@
 //! Elementwise ops: unary, binary, compare, select, clamp, conversions.
 
-use super::{InferResult, count, declared_tensor, refine_shape, tensor};
+use super::{InferResult, declared_tensor, refine_shape, tensor};
 use crate::attr::ComparisonType;
 use crate::op::{BinaryOp, UnaryOp};
 use crate::types::{ElementType, TensorType, Type};
@@ -42,7 +42,6 @@ fn unary_accepts(op: UnaryOp, element: ElementType) -> bool {
 }
 
 pub(super) fn unary(op: UnaryOp, operands: &[Type]) -> InferResult<Vec<Type>> {
-    count(operands, 1)?;
     let operand = tensor(&operands[0], "operand")?;
     if !unary_accepts(op, operand.element) {
         return Err(format!("does not accept element type {}", operand.element));
@@ -74,7 +73,6 @@ fn binary_accepts(op: BinaryOp, element: ElementType) -> bool {
 
 /// The two operands of a binary op or a comparison, which share an element type.
 pub(super) fn same_element_pair(operands: &[Type]) -> InferResult<(&TensorType, &TensorType)> {
-    count(operands, 2)?;
     let lhs = tensor(&operands[0], "lhs")?;
     let rhs = tensor(&operands[1], "rhs")?;
     if lhs.element != rhs.element {
@@ -132,7 +130,6 @@ pub(super) fn compare(
 }
 
 pub(super) fn select(operands: &[Type]) -> InferResult<Vec<Type>> {
-    count(operands, 3)?;
     let pred = tensor(&operands[0], "pred")?;
     let on_true = tensor(&operands[1], "on_true")?;
     let on_false = tensor(&operands[2], "on_false")?;
@@ -156,7 +153,6 @@ pub(super) fn select(operands: &[Type]) -> InferResult<Vec<Type>> {
 }
 
 pub(super) fn clamp(operands: &[Type]) -> InferResult<Vec<Type>> {
-    count(operands, 3)?;
     let min = tensor(&operands[0], "min")?;
     let operand = tensor(&operands[1], "operand")?;
     let max = tensor(&operands[2], "max")?;
@@ -175,7 +171,6 @@ pub(super) fn clamp(operands: &[Type]) -> InferResult<Vec<Type>> {
 }
 
 pub(super) fn convert(operands: &[Type], declared: Option<&[Type]>) -> InferResult<Vec<Type>> {
-    count(operands, 1)?;
     let operand = tensor(&operands[0], "operand")?;
     let result = declared_tensor(declared)?;
     if operand.element.is_complex() && !result.element.is_complex() {
@@ -192,7 +187,6 @@ pub(super) fn bitcast_convert(
     operands: &[Type],
     declared: Option<&[Type]>,
 ) -> InferResult<Vec<Type>> {
-    count(operands, 1)?;
     let operand = tensor(&operands[0], "operand")?;
     let result = declared_tensor(declared)?;
     let (from, to) = (operand.element.bit_width(), result.element.bit_width());

@@ -1,8 +1,6 @@
 //! Indexing ops: slices, gather, scatter.
 
-use super::{
-    InferResult, RegionSig, check_dims, check_len, count, declared_tensor, list, scalar, tensor,
-};
+use super::{InferResult, RegionSig, check_dims, check_len, declared_tensor, list, scalar, tensor};
 use crate::attr::{GatherDims, ScatterDims};
 use crate::op::attr_name;
 use crate::types::{Dim, TensorType, Type};
@@ -13,7 +11,6 @@ pub(super) fn slice(
     strides: &[i64],
     operands: &[Type],
 ) -> InferResult<Vec<Type>> {
-    count(operands, 1)?;
     let operand = tensor(&operands[0], "operand")?;
     let rank = operand.rank();
     check_len(start, rank, attr_name::START_INDICES)?;
@@ -85,9 +82,6 @@ pub(super) fn dynamic_slice(sizes: &[i64], operands: &[Type]) -> InferResult<Vec
 }
 
 pub(super) fn dynamic_update_slice(operands: &[Type]) -> InferResult<Vec<Type>> {
-    if operands.len() < 2 {
-        return Err("expects an operand and an update".into());
-    }
     let operand = tensor(&operands[0], "operand")?;
     let update = tensor(&operands[1], "update")?;
     if update.rank() != operand.rank() || update.element != operand.element {
@@ -241,7 +235,6 @@ pub(super) fn gather(
     slice_sizes: &[i64],
     operands: &[Type],
 ) -> InferResult<Vec<Type>> {
-    count(operands, 2)?;
     let operand = tensor(&operands[0], "operand")?;
     let indices = tensor(&operands[1], attr_name::START_INDICES)?;
     check_gather_dims(dims, operand, indices)?;
@@ -265,7 +258,6 @@ pub(super) fn dynamic_gather(
     operands: &[Type],
     declared: Option<&[Type]>,
 ) -> InferResult<Vec<Type>> {
-    count(operands, 3)?;
     let operand = tensor(&operands[0], "operand")?;
     let indices = tensor(&operands[1], attr_name::START_INDICES)?;
     check_gather_dims(dims, operand, indices)?;

@@ -20,7 +20,7 @@ pub(crate) use elementwise::default_compare_type;
 use std::collections::HashSet;
 
 use crate::attr::CustomCallApiVersion;
-use crate::op::OpKind;
+use crate::op::{OpKind, check_operands, check_results};
 use crate::types::{Dim, ElementType, TensorType, Type};
 use crate::{BlockId, Function, Value};
 
@@ -78,6 +78,11 @@ pub(crate) fn result_types(sig: &OpSig<'_>) -> InferResult<Vec<Type>> {
             sig.regions.len()
         ));
     }
+    let opcode = sig.kind.opcode();
+    check_operands(opcode.operands(), sig.operands.len())?;
+    if let Some(declared) = sig.declared {
+        check_results(opcode.results(), declared.len())?;
+    }
     let expected_args = region_args(sig.kind, sig.operands)?;
     for (i, (region, args)) in sig.regions.iter().zip(&expected_args).enumerate() {
         if &region.args != args {
@@ -89,6 +94,7 @@ pub(crate) fn result_types(sig: &OpSig<'_>) -> InferResult<Vec<Type>> {
         }
     }
     let inferred = infer(sig)?;
+    check_results(opcode.results(), inferred.len())?;
     match sig.declared {
         None => Ok(inferred),
         Some(declared) => {
@@ -150,6 +156,8 @@ pub(crate) fn region_args(kind: &OpKind, operands: &[Type]) -> InferResult<Vec<V
     }
 }
 
+/// The op's result types; [`result_types`] has checked the operand count against the table, so
+/// the per-op rules index the operands their table entry guarantees.
 fn infer(sig: &OpSig<'_>) -> InferResult<Vec<Type>> {
     let ops = sig.operands;
     match sig.kind {
@@ -172,8 +180,8 @@ fn infer(sig: &OpSig<'_>) -> InferResult<Vec<Type>> {
         OpKind::Clamp => elementwise::clamp(ops),
         OpKind::Convert => elementwise::convert(ops, sig.declared),
         OpKind::BitcastConvert => elementwise::bitcast_convert(ops, sig.declared),
-        OpKind::Constant(data) => shape::constant(data, ops, sig.declared),
-        OpKind::Iota { dimension } => shape::iota(*dimension, ops, sig.declared),
+        OpKind::Constant(data) => shape::constant(data, sig.declared),
+        OpKind::Iota { dimension } => shape::iota(*dimension, sig.declared),
         OpKind::BroadcastInDim { dims } => shape::broadcast_in_dim(dims, ops, sig.declared),
         OpKind::Reshape => shape::reshape(ops, sig.declared),
         OpKind::Transpose { permutation } => shape::transpose(permutation, ops),
@@ -253,10 +261,7 @@ fn infer(sig: &OpSig<'_>) -> InferResult<Vec<Type>> {
             source_target_pairs,
             ..
         } => collective::collective_permute(source_target_pairs, ops),
-        OpKind::ReplicaId | OpKind::PartitionId => {
-            count(ops, 0)?;
-            Ok(vec![scalar(ElementType::UI32)])
-        }
+        OpKind::ReplicaId | OpKind::PartitionId => Ok(vec![scalar(ElementType::UI32)]),
         OpKind::DynamicBroadcastInDim {
             dims,
             known_expanding,
@@ -275,7 +280,6 @@ fn infer(sig: &OpSig<'_>) -> InferResult<Vec<Type>> {
         OpKind::RealDynamicSlice => shape::real_dynamic_slice(ops, sig.declared),
         OpKind::Return | OpKind::RegionReturn => Ok(Vec::new()),
         OpKind::ShardingConstraint(sharding) => {
-            count(ops, 1)?;
             let operand = tensor(&ops[0], "operand")?;
             if sharding.dims.len() != operand.rank() {
                 return Err(format!(
@@ -312,17 +316,6 @@ fn scalars_of(types: &[Type]) -> InferResult<Vec<Type>> {
 pub(crate) fn tensor<'a>(ty: &'a Type, what: &str) -> InferResult<&'a TensorType> {
     ty.as_tensor()
         .ok_or_else(|| format!("{what} must be a tensor, got {ty}"))
-}
-
-pub(crate) fn count(operands: &[Type], expected: usize) -> InferResult<()> {
-    if operands.len() == expected {
-        Ok(())
-    } else {
-        Err(format!(
-            "expects {expected} operand(s), got {}",
-            operands.len()
-        ))
-    }
 }
 
 pub(crate) fn declared(declared: Option<&[Type]>) -> InferResult<&[Type]> {
@@ -385,4 +378,10 @@ pub(crate) fn map_dim(dim: Dim, f: impl FnOnce(u64) -> InferResult<u64>) -> Infe
         Dim::Static(size) => Ok(Dim::Static(f(size)?)),
         Dim::Dynamic => Ok(Dim::Dynamic),
     }
+}
+
+/// `size * factor` for a dimension size, or an error when it overflows.
+pub(crate) fn checked_product(size: u64, factor: u64) -> InferResult<u64> {
+    size.checked_mul(factor)
+        .ok_or_else(|| format!("dimension size {size} x {factor} overflows 64 bits"))
 }

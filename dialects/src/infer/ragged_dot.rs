@@ -6,7 +6,7 @@
 //!   group dimension;
 //! - batch: each group of batches meets the same rhs; the result is the dot_general's.
 
-use super::{InferResult, check_dims, check_len, count, tensor};
+use super::{InferResult, check_dims, check_len, tensor};
 use crate::attr::{DotDims, Precision, RaggedDotDims, RaggedMode};
 use crate::types::{Dim, TensorType, Type};
 
@@ -16,7 +16,6 @@ pub(super) fn ragged_dot(
     operands: &[Type],
     declared: Option<&[Type]>,
 ) -> InferResult<Vec<Type>> {
-    count(operands, 3)?;
     let lhs = tensor(&operands[0], "lhs")?;
     let rhs = tensor(&operands[1], "rhs")?;
     let group_sizes = tensor(&operands[2], "group_sizes")?;

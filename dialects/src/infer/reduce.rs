@@ -1,7 +1,7 @@
 //! Ops with a reduction or comparison body: reduce, reduce_window, select_and_scatter, sort.
 
 use super::contract::window_output;
-use super::{InferResult, RegionSig, check_dims, check_len, count, list, scalar, tensor};
+use super::{InferResult, RegionSig, check_dims, check_len, list, scalar, tensor};
 use crate::attr::WindowAttrs;
 use crate::op::attr_name;
 use crate::types::{Dim, ElementType, TensorType, Type, shapes_compatible};
@@ -129,7 +129,6 @@ pub(super) fn select_and_scatter(
     operands: &[Type],
     regions: &[RegionSig],
 ) -> InferResult<Vec<Type>> {
-    count(operands, 3)?;
     let operand = tensor(&operands[0], "operand")?;
     let source = tensor(&operands[1], "source")?;
     let init = tensor(&operands[2], "init_value")?;

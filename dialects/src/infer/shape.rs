@@ -1,17 +1,12 @@
 //! Shape ops: constant, iota, broadcasts, reshapes, transpose, concatenate, pad, reverse and
 //! their dynamic variants.
 
-use super::{InferResult, check_dims, check_len, count, declared_tensor, map_dim, scalar, tensor};
+use super::{InferResult, check_dims, check_len, declared_tensor, map_dim, scalar, tensor};
 use crate::dense::DenseElements;
 use crate::op::attr_name;
 use crate::types::{Dim, ElementType, TensorType, Type};
 
-pub(super) fn constant(
-    data: &DenseElements,
-    operands: &[Type],
-    declared: Option<&[Type]>,
-) -> InferResult<Vec<Type>> {
-    count(operands, 0)?;
+pub(super) fn constant(data: &DenseElements, declared: Option<&[Type]>) -> InferResult<Vec<Type>> {
     let result = declared_tensor(declared)?;
     if !result.is_static() {
         return Err(format!("result type {result} must be static"));
@@ -25,12 +20,7 @@ pub(super) fn constant(
     Ok(vec![Type::Tensor(result.clone())])
 }
 
-pub(super) fn iota(
-    dimension: i64,
-    operands: &[Type],
-    declared: Option<&[Type]>,
-) -> InferResult<Vec<Type>> {
-    count(operands, 0)?;
+pub(super) fn iota(dimension: i64, declared: Option<&[Type]>) -> InferResult<Vec<Type>> {
     let result = declared_tensor(declared)?;
     check_dims(&[dimension], result.rank(), "iota dimension")?;
     Ok(vec![Type::Tensor(result.clone())])
@@ -62,7 +52,6 @@ pub(super) fn broadcast_in_dim(
     operands: &[Type],
     declared: Option<&[Type]>,
 ) -> InferResult<Vec<Type>> {
-    count(operands, 1)?;
     let operand = tensor(&operands[0], "operand")?;
     let result = declared_tensor(declared)?;
     check_broadcast(dims, operand, result)?;
@@ -70,7 +59,6 @@ pub(super) fn broadcast_in_dim(
 }
 
 pub(super) fn reshape(operands: &[Type], declared: Option<&[Type]>) -> InferResult<Vec<Type>> {
-    count(operands, 1)?;
     let operand = tensor(&operands[0], "operand")?;
     let result = declared_tensor(declared)?;
     if operand.element != result.element {
@@ -93,7 +81,6 @@ pub(super) fn reshape(operands: &[Type], declared: Option<&[Type]>) -> InferResu
 }
 
 pub(super) fn transpose(permutation: &[i64], operands: &[Type]) -> InferResult<Vec<Type>> {
-    count(operands, 1)?;
     let operand = tensor(&operands[0], "operand")?;
     check_len(permutation, operand.rank(), attr_name::PERMUTATION)?;
     check_dims(permutation, operand.rank(), "permutation entry")?;
@@ -143,7 +130,6 @@ pub(super) fn pad(
     interior: &[i64],
     operands: &[Type],
 ) -> InferResult<Vec<Type>> {
-    count(operands, 2)?;
     let operand = tensor(&operands[0], "operand")?;
     let padding_value = tensor(&operands[1], "padding_value")?;
     if padding_value.rank() != 0 || padding_value.element != operand.element {
@@ -162,8 +148,16 @@ pub(super) fn pad(
             return Err(format!("interior padding {} is negative", interior[d]));
         }
         shape.push(map_dim(operand.shape[d], |size| {
-            let size = size as i64;
-            let padded = low[d] + high[d] + size + (size - 1).max(0) * interior[d];
+            let padded = i64::try_from(size)
+                .ok()
+                .and_then(|size| {
+                    let interiors = (size - 1).max(0).checked_mul(interior[d])?;
+                    low[d]
+                        .checked_add(high[d])?
+                        .checked_add(size)?
+                        .checked_add(interiors)
+                })
+                .ok_or_else(|| format!("dimension {d}: padded size overflows 64 bits"))?;
             u64::try_from(padded)
                 .map_err(|_| format!("dimension {d} would have negative size {padded}"))
         })?);
@@ -172,7 +166,6 @@ pub(super) fn pad(
 }
 
 pub(super) fn reverse(dims: &[i64], operands: &[Type]) -> InferResult<Vec<Type>> {
-    count(operands, 1)?;
     let operand = tensor(&operands[0], "operand")?;
     check_dims(dims, operand.rank(), attr_name::DIMENSION)?;
     Ok(vec![operands[0].clone()])
@@ -211,7 +204,6 @@ pub(super) fn dynamic_broadcast_in_dim(
     operands: &[Type],
     declared: Option<&[Type]>,
 ) -> InferResult<Vec<Type>> {
-    count(operands, 2)?;
     let operand = tensor(&operands[0], "operand")?;
     let result = declared_tensor(declared)?;
     check_broadcast(dims, operand, result)?;
@@ -237,7 +229,6 @@ pub(super) fn dynamic_reshape(
     operands: &[Type],
     declared: Option<&[Type]>,
 ) -> InferResult<Vec<Type>> {
-    count(operands, 2)?;
     let operand = tensor(&operands[0], "operand")?;
     let result = declared_tensor(declared)?;
     if operand.element != result.element {
@@ -255,7 +246,6 @@ pub(super) fn dynamic_iota(
     operands: &[Type],
     declared: Option<&[Type]>,
 ) -> InferResult<Vec<Type>> {
-    count(operands, 1)?;
     let result = declared_tensor(declared)?;
     check_shape_operand(&operands[0], result.rank(), "output_shape")?;
     check_dims(&[dimension], result.rank(), "iota dimension")?;
@@ -263,14 +253,12 @@ pub(super) fn dynamic_iota(
 }
 
 pub(super) fn get_dimension_size(dimension: i64, operands: &[Type]) -> InferResult<Vec<Type>> {
-    count(operands, 1)?;
     let operand = tensor(&operands[0], "operand")?;
     check_dims(&[dimension], operand.rank(), attr_name::DIMENSION)?;
     Ok(vec![scalar(ElementType::I32)])
 }
 
 pub(super) fn dynamic_pad(operands: &[Type], declared: Option<&[Type]>) -> InferResult<Vec<Type>> {
-    count(operands, 5)?;
     let operand = tensor(&operands[0], "operand")?;
     let padding_value = tensor(&operands[1], "padding_value")?;
     let result = declared_tensor(declared)?;
@@ -297,7 +285,6 @@ pub(super) fn real_dynamic_slice(
     operands: &[Type],
     declared: Option<&[Type]>,
 ) -> InferResult<Vec<Type>> {
-    count(operands, 4)?;
     let operand = tensor(&operands[0], "operand")?;
     let result = declared_tensor(declared)?;
     same_rank_and_element(operand, result)?;

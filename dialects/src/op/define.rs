@@ -7,16 +7,29 @@
 //! ```text
 //! /// docs
 //! Variant { field: Type = ATTR_NAME as kind(args), .. } => "dialect.op",
+//!     operands 2, results 1, syntax Functional, fold Layout, sharding Reshape,
 //!     regions 1, traits [side_effect, commutative(expr)];
 //! ```
 //!
 //! or `Variant(binding: Type = ATTR_NAME as kind)` for one unnamed field. A family
 //! `Family(op: Enum)` is one variant for many op names (the enum's); it may carry one attribute
-//! after the enum, `Family(op: Enum, field: Type = ATTR_NAME as kind)`. `kind` names a method
+//! after the enum, `Family(op: Enum, field: Type = ATTR_NAME as kind)`, and declares
+//! everything from `operands` to `traits` once for all of them. `kind` names a method
 //! of [`AttrWriter`](super::codec::AttrWriter) and [`AttrReader`](super::codec::AttrReader);
-//! `ATTR_NAME` a constant of [`attr_name`](super::attr_name) (groups have none). `regions`
-//! defaults to 0 (`variadic` for any number); a trait holds when listed, or when its
-//! expression, written over the variant's fields, is true.
+//! `ATTR_NAME` a constant of [`attr_name`](super::attr_name) (groups have none).
+//!
+//! Every entry declares, in this order:
+//! - `operands N`, `operands (at least N)` or `operands variadic`, and `results` alike
+//!   ([`Arity`](super::Arity)): the verifier and the builder check counts against them;
+//! - `syntax Form`, a [`Syntax`](super::Syntax) variant: the pretty form the printer writes and
+//!   the parser reads (`Generic` when the op has none); a form with a keyword names the
+//!   attribute the keyword stands for, `syntax Dims(PERMUTATION)`;
+//! - `fold Kind`, a [`FoldKind`](super::FoldKind) variant (`None` when the op never folds);
+//! - `sharding Rule`, a [`ShardingRuleKind`](super::ShardingRuleKind) variant (`None` when
+//!   propagation leaves the op to XLA).
+//!
+//! Then optionally: `regions` (default 0, `variadic` for any number) and `traits`; a trait
+//! holds when listed, or when its expression, written over the variant's fields, is true.
 
 /// Whether trait `$trait` holds for an entry whose trait list is the rest of the input.
 macro_rules! holds {
@@ -44,6 +57,19 @@ macro_rules! region_count {
     };
 }
 
+/// An [`Arity`](super::Arity) from a table entry's `operands`/`results` count.
+macro_rules! arity {
+    (variadic) => {
+        $crate::op::Arity::Variadic
+    };
+    ((at least $count:literal)) => {
+        $crate::op::Arity::AtLeast($count)
+    };
+    ($count:literal) => {
+        $crate::op::Arity::Exactly($count)
+    };
+}
+
 macro_rules! define_ops {
     (
         families { $(
@@ -51,14 +77,22 @@ macro_rules! define_ops {
             $family:ident(
                 $family_bind:ident: $family_type:ident
                 $(, $family_field:ident: $family_field_type:ty = $family_attr:ident as $family_kind:ident)?
-            ) $(, traits [$($family_traits:tt)*])?;
+            ),
+                operands $family_operands:tt, results $family_results:tt,
+                syntax $family_syntax:ident $(($family_syntax_attr:ident))?,
+                fold $family_fold:ident,
+                sharding $family_sharding:ident
+            $(, traits [$($family_traits:tt)*])?;
         )* }
         ops { $(
             $(#[$meta:meta])*
             $variant:ident
             $( ( $bind:ident: $bind_type:ty $(= $bind_attr:ident)? as $bind_kind:ident $(($($bind_arg:expr),*))? ) )?
             $( { $( $field:ident: $field_type:ty $(= $attr:ident)? as $kind:ident $(($($arg:expr),*))? ),* $(,)? } )?
-            => $name:literal
+            => $name:literal,
+                operands $operands:tt, results $results:tt,
+                syntax $syntax:ident $(($syntax_attr:ident))?,
+                fold $fold:ident, sharding $sharding:ident
             $(, regions $regions:tt)?
             $(, traits [$($traits:tt)*])?;
         )* }
@@ -91,6 +125,48 @@ macro_rules! define_ops {
                 match self {
                     $( Self::$family(op) => op.name(), )*
                     $( Self::$variant => $name, )*
+                }
+            }
+
+            /// How many operands the op takes.
+            pub fn operands(self) -> $crate::op::Arity {
+                match self {
+                    $( Self::$family(_) => $crate::op::define::arity!($family_operands), )*
+                    $( Self::$variant => $crate::op::define::arity!($operands), )*
+                }
+            }
+
+            /// How many results the op has.
+            pub fn results(self) -> $crate::op::Arity {
+                match self {
+                    $( Self::$family(_) => $crate::op::define::arity!($family_results), )*
+                    $( Self::$variant => $crate::op::define::arity!($results), )*
+                }
+            }
+
+            /// The pretty form the op prints and parses in.
+            pub fn syntax(self) -> $crate::op::Syntax {
+                match self {
+                    $( Self::$family(_) => $crate::op::Syntax::$family_syntax
+                        $(($crate::op::attr_name::$family_syntax_attr))?, )*
+                    $( Self::$variant => $crate::op::Syntax::$syntax
+                        $(($crate::op::attr_name::$syntax_attr))?, )*
+                }
+            }
+
+            /// Which fold the op has.
+            pub fn fold_kind(self) -> $crate::op::FoldKind {
+                match self {
+                    $( Self::$family(_) => $crate::op::FoldKind::$family_fold, )*
+                    $( Self::$variant => $crate::op::FoldKind::$fold, )*
+                }
+            }
+
+            /// Which sharding rule the op follows.
+            pub fn sharding_rule(self) -> $crate::op::ShardingRuleKind {
+                match self {
+                    $( Self::$family(_) => $crate::op::ShardingRuleKind::$family_sharding, )*
+                    $( Self::$variant => $crate::op::ShardingRuleKind::$sharding, )*
                 }
             }
 
@@ -252,4 +328,4 @@ macro_rules! define_attr_groups {
     };
 }
 
-pub(crate) use {define_attr_groups, define_ops, holds, region_count, traits};
+pub(crate) use {arity, define_attr_groups, define_ops, holds, region_count, traits};

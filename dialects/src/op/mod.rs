@@ -1,11 +1,22 @@
 //! The operations: one [`OpKind`] variant per op, each carrying its typed attributes, all
 //! generated from the op table in `table.rs`.
 
+mod arity;
 pub mod attr_name;
 pub mod codec;
 pub(crate) mod define;
+mod fold_kind;
+mod sharding_rule;
+mod syntax;
 mod table;
+#[cfg(test)]
+mod table_tests;
 
+pub use arity::Arity;
+pub(crate) use arity::{check_operands, check_results};
+pub use fold_kind::FoldKind;
+pub use sharding_rule::ShardingRuleKind;
+pub use syntax::Syntax;
 pub use table::{FUNCTION_OP, MESH_OP, OpKind, Opcode};
 
 /// The prefix of every CHLO op name.

@@ -159,7 +159,7 @@ impl Cursor<'_> {
 
     pub(crate) fn attr(&mut self) -> PResult<Attr> {
         let start = self.here()?;
-        let value = self.attr_value()?;
+        let value = self.nested("an attribute", Self::attr_value)?;
         Ok(Attr {
             value,
             start,
@@ -751,6 +751,10 @@ impl Cursor<'_> {
     }
 
     fn dense_item(&mut self) -> PResult<DenseLit> {
+        self.nested("a dense literal", Self::dense_item_inner)
+    }
+
+    fn dense_item_inner(&mut self) -> PResult<DenseLit> {
         let token = self.next()?;
         let bad = |p: &Self, what: &str| {
             p.error_at(

@@ -6,11 +6,18 @@ use super::lexer::{Lexer, Spanned, Token};
 
 pub(crate) type PResult<T> = Result<T, ParseError>;
 
+/// How deeply brackets of dense literals, nested attributes, types and locations, and regions
+/// may nest (all counted together). Real StableHLO stays within a few dozen levels; the limit
+/// turns adversarial nesting into an error before the recursive parser exhausts its stack.
+pub const MAX_NESTING: usize = 64;
+
 pub(crate) struct Cursor<'s> {
     lexer: Lexer<'s>,
     peeked: Option<Spanned>,
     /// End of the last consumed token.
     pub last_end: usize,
+    /// How many nested constructs enclose the current token.
+    depth: usize,
 }
 
 impl<'s> Cursor<'s> {
@@ -19,7 +26,36 @@ impl<'s> Cursor<'s> {
             lexer: Lexer::new(src),
             peeked: None,
             last_end: 0,
+            depth: 0,
         }
+    }
+
+    /// Runs `parse` one nesting level deeper, or fails at the next token when that passes
+    /// [`MAX_NESTING`].
+    pub(crate) fn nested<T>(
+        &mut self,
+        what: &str,
+        parse: impl FnOnce(&mut Self) -> PResult<T>,
+    ) -> PResult<T> {
+        self.enter(what)?;
+        let result = parse(self);
+        self.leave();
+        result
+    }
+
+    /// Enters one nesting level; pair it with [`Self::leave`] (or use [`Self::nested`]).
+    pub(crate) fn enter(&mut self, what: &str) -> PResult<()> {
+        if self.depth >= MAX_NESTING {
+            return Err(self
+                .error_here(format!("{what} nested more than {MAX_NESTING} levels deep"))
+                .with_help("tpuc reads at most this much nesting; flatten the input"));
+        }
+        self.depth += 1;
+        Ok(())
+    }
+
+    pub(crate) fn leave(&mut self) {
+        self.depth = self.depth.saturating_sub(1);
     }
 
     pub(crate) fn src(&self) -> &'s str {

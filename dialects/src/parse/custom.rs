@@ -10,7 +10,7 @@ use super::ops::{ArgDecl, Entry, Parser};
 use crate::attr::{ComparisonDirection, ComparisonType, DotDims, Precision, RngAlgorithm};
 use crate::function::{BlockId, Function, NewOp, OpId, Value};
 use crate::op::codec::EnumAttr;
-use crate::op::{BinaryOp, OpKind, Opcode, attr_name};
+use crate::op::{BinaryOp, OpKind, Opcode, Syntax, attr_name};
 use crate::types::Type;
 
 /// The type after `:` in a custom form: a functional type or a plain list.
@@ -88,8 +88,9 @@ impl Parser<'_> {
         self.check_known(name, start, end)?;
         let span = (start, end);
         let opcode = Opcode::from_name(name);
-        match opcode {
-            Some(Opcode::Return | Opcode::RegionReturn) => {
+        let syntax = opcode.map_or(Syntax::Generic, Opcode::syntax);
+        match syntax {
+            Syntax::Return => {
                 let operands = self.operands_bare()?;
                 let attrs = self.opt_attr_dict()?;
                 let inputs = if operands.is_empty() {
@@ -109,7 +110,7 @@ impl Parser<'_> {
                     attrs,
                 )
             }
-            Some(Opcode::Call) => self.symbol_call(
+            Syntax::Call => self.symbol_call(
                 f,
                 block,
                 name,
@@ -118,7 +119,7 @@ impl Parser<'_> {
                 AttrValue::Symbol,
                 "the callee",
             ),
-            Some(Opcode::ShardingConstraint) => {
+            Syntax::ShardingConstraint => {
                 let operand = self.operand("as the operand")?;
                 let at = self.c.here()?;
                 self.c.expect(Token::Less, "before the sharding")?;
@@ -140,7 +141,7 @@ impl Parser<'_> {
                     attrs,
                 )
             }
-            Some(Opcode::Compare) => {
+            Syntax::Compare => {
                 let at = self.c.here()?;
                 let (direction, _, _) = self.c.ident("as the comparison direction")?;
                 let direction = self.synthesized(
@@ -175,7 +176,7 @@ impl Parser<'_> {
                 }
                 self.finish_functional(f, block, name, span, vec![lhs, rhs], attrs)
             }
-            Some(Opcode::Constant) => {
+            Syntax::Constant => {
                 let mut attrs = self.opt_attr_dict()?;
                 let value = self.c.attr()?;
                 let AttrValue::Dense { ty, .. } = &value.value else {
@@ -199,7 +200,7 @@ impl Parser<'_> {
                     attrs,
                 )
             }
-            Some(Opcode::Slice) => {
+            Syntax::Slice => {
                 let operand = self.operand("as the sliced operand")?;
                 let at = self.c.here()?;
                 self.c
@@ -237,7 +238,7 @@ impl Parser<'_> {
                 ];
                 self.finish_functional(f, block, name, span, vec![operand], attrs)
             }
-            Some(Opcode::Convolution) => {
+            Syntax::Convolution => {
                 let operands = self.operands_paren("after `stablehlo.convolution`")?;
                 self.c
                     .expect_ident("dim_numbers", "in `stablehlo.convolution`")?;
@@ -272,15 +273,15 @@ impl Parser<'_> {
                 }
                 self.finish_functional(f, block, name, span, operands, attrs)
             }
-            Some(Opcode::ChloUnary(_)) => {
+            Syntax::ChloUnary => {
                 let operand = self.operand("as the operand")?;
                 self.finish_mapping(f, block, name, span, vec![operand], Vec::new())
             }
-            Some(Opcode::ChloBinary(_)) => {
+            Syntax::ChloBinary => {
                 let operands = self.operands_bare()?;
                 self.finish_mapping(f, block, name, span, operands, Vec::new())
             }
-            Some(Opcode::ChloTopK) => {
+            Syntax::TopK => {
                 self.c.expect(Token::LParen, "after `chlo.top_k`")?;
                 let operand = self.operand("as the operand")?;
                 self.c.expect(Token::Comma, "after the operand")?;
@@ -299,9 +300,9 @@ impl Parser<'_> {
                 let attrs = vec![(attr_name::K.to_string(), k)];
                 self.finish_mapping(f, block, name, span, vec![operand], attrs)
             }
-            Some(Opcode::Reduce) => self.custom_reduce(f, block, span),
-            Some(Opcode::While) => self.custom_while(f, block, span),
-            Some(Opcode::CustomCall) => self.symbol_call(
+            Syntax::Reduce => self.custom_reduce(f, block, span),
+            Syntax::While => self.custom_while(f, block, span),
+            Syntax::CustomCall => self.symbol_call(
                 f,
                 block,
                 name,
@@ -310,7 +311,7 @@ impl Parser<'_> {
                 AttrValue::Str,
                 "the custom call target",
             ),
-            Some(Opcode::Composite) => {
+            Syntax::Composite => {
                 let at = self.c.here()?;
                 let composite = self.c.string("as the composite name")?;
                 let composite = self.synthesized(AttrValue::Str(composite), at);
@@ -324,7 +325,7 @@ impl Parser<'_> {
                     vec![(attr_name::NAME.to_string(), composite)],
                 )
             }
-            Some(Opcode::ReplicaId | Opcode::PartitionId) => {
+            Syntax::ResultType => {
                 let attrs = self.opt_attr_dict()?;
                 let ty = self.single_type()?;
                 self.finish_op(
@@ -339,7 +340,7 @@ impl Parser<'_> {
                     attrs,
                 )
             }
-            Some(Opcode::OptimizationBarrier) if self.c.is(&Token::LParen)? => {
+            Syntax::Barrier if self.c.is(&Token::LParen)? => {
                 self.c.next()?;
                 self.c
                     .expect(Token::RParen, "in `stablehlo.optimization_barrier()`")?;
@@ -355,7 +356,20 @@ impl Parser<'_> {
                     Vec::new(),
                 )
             }
-            _ => self.custom_common(f, block, name, opcode, span),
+            Syntax::Barrier
+            | Syntax::Generic
+            | Syntax::Elementwise
+            | Syntax::Functional
+            | Syntax::ChloBroadcast
+            | Syntax::Select
+            | Syntax::Iota(_)
+            | Syntax::Dim(_)
+            | Syntax::Dims(_)
+            | Syntax::Reverse(_)
+            | Syntax::Sizes(_)
+            | Syntax::Pad
+            | Syntax::DotGeneral
+            | Syntax::RngBitGenerator => self.custom_common(f, block, name, opcode, syntax, span),
         }
     }
 
@@ -442,6 +456,7 @@ impl Parser<'_> {
         block: BlockId,
         name: &str,
         opcode: Option<Opcode>,
+        syntax: Syntax,
         span: (usize, usize),
     ) -> PResult<OpId> {
         self.comma_consumed = false;
@@ -466,17 +481,12 @@ impl Parser<'_> {
                 };
                 match key.as_str() {
                     "dims" | "sizes" | "low" | "high" | "interior" => {
-                        let generic = match (key.as_str(), opcode) {
-                            (
-                                "dims",
-                                Some(Opcode::BroadcastInDim | Opcode::DynamicBroadcastInDim),
-                            ) => attr_name::BROADCAST_DIMENSIONS,
-                            ("dims", Some(Opcode::Transpose)) => attr_name::PERMUTATION,
-                            ("dims", Some(Opcode::Reverse)) => attr_name::DIMENSIONS,
-                            ("sizes", Some(Opcode::DynamicSlice)) => attr_name::SLICE_SIZES,
-                            ("low", Some(Opcode::Pad)) => attr_name::EDGE_PADDING_LOW,
-                            ("high", Some(Opcode::Pad)) => attr_name::EDGE_PADDING_HIGH,
-                            ("interior", Some(Opcode::Pad)) => attr_name::INTERIOR_PADDING,
+                        let generic = match (key.as_str(), syntax) {
+                            ("dims", Syntax::Dims(attr) | Syntax::Reverse(attr)) => attr,
+                            ("sizes", Syntax::Sizes(attr)) => attr,
+                            ("low", Syntax::Pad) => attr_name::EDGE_PADDING_LOW,
+                            ("high", Syntax::Pad) => attr_name::EDGE_PADDING_HIGH,
+                            ("interior", Syntax::Pad) => attr_name::INTERIOR_PADDING,
                             _ => return Err(unexpected(self)),
                         };
                         let values = self.c.int_list("after the keyword")?;
@@ -486,12 +496,8 @@ impl Parser<'_> {
                         ));
                     }
                     "dim" => {
-                        let generic = match opcode {
-                            Some(Opcode::Iota | Opcode::DynamicIota) => attr_name::IOTA_DIMENSION,
-                            Some(Opcode::Concatenate | Opcode::GetDimensionSize) => {
-                                attr_name::DIMENSION
-                            }
-                            _ => return Err(unexpected(self)),
+                        let (Syntax::Iota(generic) | Syntax::Dim(generic)) = syntax else {
+                            return Err(unexpected(self));
                         };
                         let value = self.c.int("after `dim =`")?;
                         attrs.push((
@@ -505,7 +511,7 @@ impl Parser<'_> {
                             ),
                         ));
                     }
-                    "batching_dims" | "contracting_dims" if opcode == Some(Opcode::DotGeneral) => {
+                    "batching_dims" | "contracting_dims" if syntax == Syntax::DotGeneral => {
                         let lhs = self.c.int_list("after the keyword")?;
                         self.c
                             .expect_ident("x", "between the lhs and rhs dimensions")?;
@@ -517,7 +523,7 @@ impl Parser<'_> {
                         }
                         has_dot = true;
                     }
-                    "precision" if opcode == Some(Opcode::DotGeneral) || name == LEGACY_DOT => {
+                    "precision" if syntax == Syntax::DotGeneral || name == LEGACY_DOT => {
                         self.c
                             .expect(Token::LBracket, "to start the precision list")?;
                         let mut items = Vec::new();
@@ -544,7 +550,7 @@ impl Parser<'_> {
                             self.synthesized(AttrValue::Array(items), at),
                         ));
                     }
-                    "algorithm" if opcode == Some(Opcode::RngBitGenerator) => {
+                    "algorithm" if syntax == Syntax::RngBitGenerator => {
                         let (value, _, _) = self.c.ident("as the RNG algorithm")?;
                         attrs.push((
                             attr_name::RNG_ALGORITHM.to_string(),
@@ -579,7 +585,7 @@ impl Parser<'_> {
         attrs.extend(self.opt_attr_dict()?);
         let (inputs, results) = match self.sig()? {
             Sig::Functional(inputs, results) => (inputs, results),
-            Sig::List(types) => self.expand_list_sig(name, opcode, &operands, types)?,
+            Sig::List(types) => self.expand_list_sig(name, opcode, syntax, &operands, types)?,
         };
         self.finish_op(
             f,
@@ -599,18 +605,20 @@ impl Parser<'_> {
         &mut self,
         name: &str,
         opcode: Option<Opcode>,
+        syntax: Syntax,
         operands: &[Value],
         types: Vec<Type>,
     ) -> PResult<(Vec<Type>, Vec<Type>)> {
-        match (opcode, types.as_slice()) {
-            (Some(Opcode::Select), [pred, ty]) => {
+        match (syntax, types.as_slice()) {
+            (Syntax::Select, [pred, ty]) => {
                 Ok((vec![pred.clone(), ty.clone(), ty.clone()], vec![ty.clone()]))
             }
-            (Some(Opcode::OptimizationBarrier), _) => Ok((types.clone(), types)),
-            (Some(Opcode::Iota), [ty]) => Ok((Vec::new(), vec![ty.clone()])),
+            (Syntax::Barrier, _) => Ok((types.clone(), types)),
+            (Syntax::Iota(_), [ty]) => Ok((Vec::new(), vec![ty.clone()])),
             // `stablehlo.complex %re, %im : tensor<4xcomplex<f32>>` names the result type only.
-            (Some(Opcode::Binary(BinaryOp::Complex)), [Type::Tensor(result)])
-                if result.element.is_complex() =>
+            (Syntax::Elementwise, [Type::Tensor(result)])
+                if opcode == Some(Opcode::Binary(BinaryOp::Complex))
+                    && result.element.is_complex() =>
             {
                 let part = result
                     .element

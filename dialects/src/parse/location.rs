@@ -10,7 +10,7 @@
 
 use std::collections::HashMap;
 
-use super::cursor::{Cursor, PResult};
+use super::cursor::{Cursor, MAX_NESTING, PResult};
 use super::error::ParseError;
 use super::lexer::Token;
 use crate::location::Location;
@@ -64,6 +64,10 @@ impl Cursor<'_> {
     }
 
     fn loc_body(&mut self) -> PResult<LocExpr> {
+        self.nested("a location", Self::loc_body_inner)
+    }
+
+    fn loc_body_inner(&mut self) -> PResult<LocExpr> {
         let token = self.next()?;
         match token.token {
             Token::Hash(name) => {
@@ -231,6 +235,16 @@ impl LocAliases {
                         *start,
                         *end,
                         format!("location alias `#{name}` refers to itself"),
+                    ));
+                }
+                if depth > MAX_NESTING {
+                    return Err(ParseError::at(
+                        src,
+                        *start,
+                        *end,
+                        format!(
+                            "location alias `#{name}` is reached through more than {MAX_NESTING} aliases"
+                        ),
                     ));
                 }
                 let location = self.resolve_depth(src, &body, depth + 1)?;

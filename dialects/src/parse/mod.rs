@@ -21,10 +21,13 @@ mod kind;
 mod lexer;
 mod location;
 mod module;
+#[cfg(test)]
+mod nesting_tests;
 mod ops;
 mod spans;
 mod types;
 
+pub use cursor::MAX_NESTING;
 pub use error::ParseError;
 pub use spans::OpSpans;
 

@@ -408,6 +408,18 @@ impl<'s> Parser<'s> {
         region: RegionId,
         entry: Entry<'_>,
     ) -> PResult<()> {
+        self.c.enter("a region")?;
+        let result = self.region_inner(f, region, entry);
+        self.c.leave();
+        result
+    }
+
+    fn region_inner(
+        &mut self,
+        f: &mut Function,
+        region: RegionId,
+        entry: Entry<'_>,
+    ) -> PResult<()> {
         self.c.expect(Token::LBrace, "to start a region")?;
         self.push_scope();
         let mut current = match entry {

@@ -6,6 +6,10 @@ use crate::types::{Dim, ElementType, TensorType, Type};
 
 impl Cursor<'_> {
     pub(crate) fn ty(&mut self, context: &str) -> PResult<Type> {
+        self.nested("a type", |c| c.ty_inner(context))
+    }
+
+    fn ty_inner(&mut self, context: &str) -> PResult<Type> {
         let start = self.here()?;
         match self.peek()?.clone() {
             Token::Ident(name) if name == "tensor" => Ok(Type::Tensor(self.tensor_type(context)?)),

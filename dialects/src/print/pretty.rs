@@ -1,5 +1,6 @@
-//! The custom assembly formats of StableHLO, func and sdy ops. Ops without one (gather,
-//! scatter, sort, case, collectives, ...) print in the generic form, as MLIR prints them.
+//! The custom assembly formats of StableHLO, func and sdy ops, one per [`Syntax`] the op table
+//! declares. Ops declared `Generic` (gather, scatter, sort, case, collectives, ...) print in
+//! the generic form, as MLIR prints them.
 
 use std::fmt::Write;
 
@@ -8,7 +9,7 @@ use super::syntax::{self, dense, i64_list, symbol};
 use super::{FnCx, Printer};
 use crate::attr::Precision;
 use crate::function::{OpId, Operation};
-use crate::op::{BinaryOp, OpKind, attr_name};
+use crate::op::{BinaryOp, OpKind, Syntax, attr_name};
 use crate::types::Type;
 
 /// Operand and result types of an op.
@@ -69,58 +70,61 @@ impl Printer<'_> {
         let args = operands.join(", ");
         let attrs = discardable(op);
         let name = op.kind.name();
-        let needs_one_result = matches!(
-            op.kind,
-            OpKind::Binary(BinaryOp::Complex)
-                | OpKind::Iota { .. }
-                | OpKind::ReplicaId
-                | OpKind::PartitionId
-                | OpKind::ShardingConstraint(_)
-        );
-        if needs_one_result && sig.results.len() != 1 {
-            return false;
-        }
-        let text = match &op.kind {
-            OpKind::Binary(BinaryOp::Complex) => {
-                let parts = sig.results[0]
-                    .as_tensor()
-                    .and_then(|r| Some(Type::Tensor(r.with_element(r.element.complex_part()?))));
-                let ty = if sig.operands.iter().all(|t| Some(t) == parts.as_ref()) {
-                    sig.results[0].to_string()
-                } else {
-                    sig.functional()
-                };
-                format!("{name} {args}{attrs} : {ty}")
-            }
-            OpKind::Unary(_) | OpKind::Binary(_) | OpKind::Convert | OpKind::Clamp => {
-                format!("{name} {args}{attrs} : {}", sig.same_or_functional())
-            }
-            OpKind::ChloUnary(_) => {
-                format!("{name} {args}{attrs} : {}", sig.mapping())
-            }
-            OpKind::ChloBinary(_) => format!(
+        let text = match op.kind.opcode().syntax() {
+            Syntax::Generic => return false,
+            Syntax::Elementwise => match &op.kind {
+                OpKind::Binary(BinaryOp::Complex) => {
+                    let [result] = sig.results.as_slice() else {
+                        return false;
+                    };
+                    let parts = result.as_tensor().and_then(|r| {
+                        Some(Type::Tensor(r.with_element(r.element.complex_part()?)))
+                    });
+                    let ty = if sig.operands.iter().all(|t| Some(t) == parts.as_ref()) {
+                        result.to_string()
+                    } else {
+                        sig.functional()
+                    };
+                    format!("{name} {args}{attrs} : {ty}")
+                }
+                _ => format!("{name} {args}{attrs} : {}", sig.same_or_functional()),
+            },
+            Syntax::ChloUnary => format!("{name} {args}{attrs} : {}", sig.mapping()),
+            Syntax::ChloBinary => format!(
                 "{name} {args}{attrs} : {} -> {}",
                 syntax::types(&sig.operands),
                 syntax::types(&sig.results)
             ),
-            OpKind::ChloBroadcast(..) | OpKind::ChloBroadcastCompare { .. } => format!(
+            Syntax::ChloBroadcast => format!(
                 "{name} {args}{} : {}",
                 merged_attrs(op, inherent(&op.kind, &sig.results)),
                 sig.functional()
             ),
-            OpKind::ChloBroadcastSelect => {
-                format!("{name} {args}{attrs} : {}", sig.functional())
+            Syntax::Functional => format!("{name} {args}{attrs} : {}", sig.functional()),
+            Syntax::TopK => {
+                let OpKind::ChloTopK { k } = op.kind else {
+                    return false;
+                };
+                format!("{name}({args}, k = {k}){attrs} : {}", sig.mapping())
             }
-            OpKind::ChloTopK { k } => format!("{name}({args}, k = {k}){attrs} : {}", sig.mapping()),
-            OpKind::Reverse { dims } => format!(
-                "{name} {args}, dims = {}{attrs} : {}",
-                i64_list(dims),
-                sig.same_or_functional()
-            ),
-            OpKind::Compare {
-                direction,
-                compare_type,
-            } => {
+            Syntax::Reverse(_) => {
+                let OpKind::Reverse { dims } = &op.kind else {
+                    return false;
+                };
+                format!(
+                    "{name} {args}, dims = {}{attrs} : {}",
+                    i64_list(dims),
+                    sig.same_or_functional()
+                )
+            }
+            Syntax::Compare => {
+                let OpKind::Compare {
+                    direction,
+                    compare_type,
+                } = &op.kind
+                else {
+                    return false;
+                };
                 let compare_type = compare_type
                     .map(|t| format!(",  {}", t.keyword()))
                     .unwrap_or_default();
@@ -130,7 +134,7 @@ impl Printer<'_> {
                     sig.functional()
                 )
             }
-            OpKind::Select => {
+            Syntax::Select => {
                 let ty = match (sig.operands.as_slice(), sig.results.as_slice()) {
                     ([pred, on_true, on_false], [result])
                         if on_true == result && on_false == result =>
@@ -141,42 +145,44 @@ impl Printer<'_> {
                 };
                 format!("{name} {args}{attrs} : {ty}")
             }
-            OpKind::BitcastConvert
-            | OpKind::Reshape
-            | OpKind::DynamicReshape
-            | OpKind::DynamicUpdateSlice
-            | OpKind::DynamicPad
-            | OpKind::RealDynamicSlice => format!("{name} {args}{attrs} : {}", sig.functional()),
-            OpKind::Constant(data) => {
+            Syntax::Constant => {
+                let OpKind::Constant(data) = &op.kind else {
+                    return false;
+                };
                 let Some(ty) = sig.results.first().and_then(Type::as_tensor) else {
                     return false;
                 };
                 format!("{name}{attrs} {} : {ty}", dense(ty, data))
             }
-            OpKind::Iota { dimension } => {
-                format!("{name} dim = {dimension}{attrs} : {}", sig.results[0])
+            Syntax::Iota(_) => {
+                let (OpKind::Iota { dimension }, [result]) = (&op.kind, sig.results.as_slice())
+                else {
+                    return false;
+                };
+                format!("{name} dim = {dimension}{attrs} : {result}")
             }
-            OpKind::DynamicIota { dimension } => {
+            Syntax::Dim(_) => {
+                let (OpKind::DynamicIota { dimension }
+                | OpKind::GetDimensionSize { dimension }
+                | OpKind::Concatenate { dimension }) = &op.kind
+                else {
+                    return false;
+                };
                 format!(
                     "{name} {args}, dim = {dimension}{attrs} : {}",
                     sig.functional()
                 )
             }
-            OpKind::GetDimensionSize { dimension } => {
-                format!(
-                    "{name} {args}, dim = {dimension}{attrs} : {}",
-                    sig.functional()
-                )
-            }
-            OpKind::BroadcastInDim { dims } | OpKind::Transpose { permutation: dims } => format!(
-                "{name} {args}, dims = {}{attrs} : {}",
-                i64_list(dims),
-                sig.functional()
-            ),
-            OpKind::DynamicBroadcastInDim { dims, .. } => {
+            Syntax::Dims(keyword_attr) => {
+                let (OpKind::BroadcastInDim { dims }
+                | OpKind::Transpose { permutation: dims }
+                | OpKind::DynamicBroadcastInDim { dims, .. }) = &op.kind
+                else {
+                    return false;
+                };
                 let entries = inherent(&op.kind, &sig.results)
                     .into_iter()
-                    .filter(|(n, _)| n != attr_name::BROADCAST_DIMENSIONS)
+                    .filter(|(n, _)| n != keyword_attr)
                     .collect();
                 let attrs = merged_attrs(op, entries);
                 format!(
@@ -185,11 +191,15 @@ impl Printer<'_> {
                     sig.functional()
                 )
             }
-            OpKind::Slice {
-                start,
-                limit,
-                strides,
-            } => {
+            Syntax::Slice => {
+                let OpKind::Slice {
+                    start,
+                    limit,
+                    strides,
+                } = &op.kind
+                else {
+                    return false;
+                };
                 let ranges: Vec<String> = start
                     .iter()
                     .zip(limit)
@@ -208,29 +218,37 @@ impl Printer<'_> {
                     sig.functional()
                 )
             }
-            OpKind::DynamicSlice { sizes } => format!(
-                "{name} {args}, sizes = {}{attrs} : {}",
-                i64_list(sizes),
-                sig.functional()
-            ),
-            OpKind::Concatenate { dimension } => {
+            Syntax::Sizes(_) => {
+                let OpKind::DynamicSlice { sizes } = &op.kind else {
+                    return false;
+                };
                 format!(
-                    "{name} {args}, dim = {dimension}{attrs} : {}",
+                    "{name} {args}, sizes = {}{attrs} : {}",
+                    i64_list(sizes),
                     sig.functional()
                 )
             }
-            OpKind::Pad {
-                low,
-                high,
-                interior,
-            } => format!(
-                "{name} {args}, low = {}, high = {}, interior = {}{attrs} : {}",
-                i64_list(low),
-                i64_list(high),
-                i64_list(interior),
-                sig.functional()
-            ),
-            OpKind::DotGeneral { dims, precision } => {
+            Syntax::Pad => {
+                let OpKind::Pad {
+                    low,
+                    high,
+                    interior,
+                } = &op.kind
+                else {
+                    return false;
+                };
+                format!(
+                    "{name} {args}, low = {}, high = {}, interior = {}{attrs} : {}",
+                    i64_list(low),
+                    i64_list(high),
+                    i64_list(interior),
+                    sig.functional()
+                )
+            }
+            Syntax::DotGeneral => {
+                let OpKind::DotGeneral { dims, precision } = &op.kind else {
+                    return false;
+                };
                 let mut text = format!("{name} {args}, ");
                 if !dims.lhs_batching.is_empty() || !dims.rhs_batching.is_empty() {
                     let _ = write!(
@@ -250,7 +268,10 @@ impl Printer<'_> {
                 );
                 text
             }
-            OpKind::Convolution(conv) => {
+            Syntax::Convolution => {
+                let OpKind::Convolution(conv) = &op.kind else {
+                    return false;
+                };
                 let Some(dim_numbers) = conv_dims_compact(&conv.dims) else {
                     return false;
                 };
@@ -293,13 +314,20 @@ impl Printer<'_> {
                     sig.functional()
                 )
             }
-            OpKind::Reduce { dimensions } => {
+            Syntax::Reduce => {
+                let OpKind::Reduce { dimensions } = &op.kind else {
+                    return false;
+                };
                 return self.pretty_reduce(cx, op, dimensions, &sig, indent);
             }
-            OpKind::While => return self.pretty_while(cx, op, &sig, indent),
-            OpKind::Composite {
-                name: composite, ..
-            } => {
+            Syntax::While => return self.pretty_while(cx, op, &sig, indent),
+            Syntax::Composite => {
+                let OpKind::Composite {
+                    name: composite, ..
+                } = &op.kind
+                else {
+                    return false;
+                };
                 let entries = inherent(&op.kind, &sig.results)
                     .into_iter()
                     .filter(|(n, _)| n != attr_name::NAME)
@@ -312,7 +340,10 @@ impl Printer<'_> {
                     sig.functional()
                 )
             }
-            OpKind::CustomCall { target, .. } => {
+            Syntax::CustomCall => {
+                let OpKind::CustomCall { target, .. } = &op.kind else {
+                    return false;
+                };
                 let entries = inherent(&op.kind, &sig.results)
                     .into_iter()
                     .filter(|(n, _)| n != attr_name::CALL_TARGET_NAME)
@@ -324,22 +355,33 @@ impl Printer<'_> {
                     sig.functional()
                 )
             }
-            OpKind::OptimizationBarrier if attrs.is_empty() => {
+            Syntax::Barrier => {
+                if !attrs.is_empty() {
+                    return false;
+                }
                 if args.is_empty() {
                     format!("{name}()")
                 } else {
                     format!("{name} {args} : {}", syntax::types(&sig.operands))
                 }
             }
-            OpKind::RngBitGenerator { algorithm } => format!(
-                "{name} {args}, algorithm = {}{attrs} : {}",
-                algorithm.keyword(),
-                sig.functional()
-            ),
-            OpKind::ReplicaId | OpKind::PartitionId => {
-                format!("{name}{attrs} : {}", sig.results[0])
+            Syntax::RngBitGenerator => {
+                let OpKind::RngBitGenerator { algorithm } = &op.kind else {
+                    return false;
+                };
+                format!(
+                    "{name} {args}, algorithm = {}{attrs} : {}",
+                    algorithm.keyword(),
+                    sig.functional()
+                )
             }
-            OpKind::RegionReturn | OpKind::Return => {
+            Syntax::ResultType => {
+                let [result] = sig.results.as_slice() else {
+                    return false;
+                };
+                format!("{name}{attrs} : {result}")
+            }
+            Syntax::Return => {
                 let keyword = if matches!(op.kind, OpKind::Return) {
                     "return"
                 } else {
@@ -351,7 +393,10 @@ impl Printer<'_> {
                     format!("{keyword} {args}{attrs} : {}", syntax::types(&sig.operands))
                 }
             }
-            OpKind::Call { callee } => {
+            Syntax::Call => {
+                let OpKind::Call { callee } = &op.kind else {
+                    return false;
+                };
                 // `func` is the default dialect only directly inside a function body.
                 let keyword = if self.region_depth == 0 { "call" } else { name };
                 format!(
@@ -360,12 +405,17 @@ impl Printer<'_> {
                     sig.functional()
                 )
             }
-            OpKind::ShardingConstraint(sharding) => format!(
-                "{name} {args} {}{attrs} : {}",
-                syntax::sharding_inline(sharding),
-                sig.results[0]
-            ),
-            _ => return false,
+            Syntax::ShardingConstraint => {
+                let (OpKind::ShardingConstraint(sharding), [result]) =
+                    (&op.kind, sig.results.as_slice())
+                else {
+                    return false;
+                };
+                format!(
+                    "{name} {args} {}{attrs} : {result}",
+                    syntax::sharding_inline(sharding)
+                )
+            }
         };
         self.out.push_str(&text);
         true

@@ -1,14 +1,17 @@
-//! The sharding rule of each op kind tpuc emits, one file per family. Ops without a rule
-//! (control flow, composites, custom calls, collectives) are left alone: nothing propagates
-//! through them, and XLA decides their shardings.
+//! The sharding rule of each op kind tpuc emits, one file per family; the op table declares
+//! which rule each op follows. Ops declared without a rule (control flow, composites, custom
+//! calls, collectives) are left alone: nothing propagates through them, and XLA decides their
+//! shardings.
 
 mod contraction;
+#[cfg(test)]
+mod declared_tests;
 mod indexing;
 mod layout;
 mod pointwise;
 mod reduction;
 
-use tpuc_ir::{Function, OpId, OpKind};
+use tpuc_ir::{Function, OpId, OpKind, ShardingRuleKind};
 
 use super::rule::{FactorKind, OpRule};
 
@@ -84,39 +87,96 @@ impl Shapes {
 }
 
 /// The sharding rule of `op`, or `None` for an op whose shardings propagation leaves to XLA.
+/// Which rule applies is the op table's [`ShardingRuleKind`]; the attributes a rule needs come
+/// from the op.
 pub fn op_rule(function: &Function, op: OpId) -> Option<OpRule> {
     let shapes = Shapes::of(function, op)?;
     let kind = &function.op(op).kind;
-    match kind {
-        kind if kind.is_elementwise() => Some(pointwise::elementwise(&shapes)),
-        OpKind::BitcastConvert => pointwise::bitcast(&shapes),
-        OpKind::Constant(_) | OpKind::Iota { .. } => Some(pointwise::elementwise(&shapes)),
-        OpKind::ShardingConstraint(_) | OpKind::OptimizationBarrier => {
-            Some(pointwise::pairwise(&shapes))
+    match kind.opcode().sharding_rule() {
+        ShardingRuleKind::None => None,
+        ShardingRuleKind::Elementwise => Some(pointwise::elementwise(&shapes)),
+        ShardingRuleKind::Bitcast => pointwise::bitcast(&shapes),
+        ShardingRuleKind::Pairwise => Some(pointwise::pairwise(&shapes)),
+        ShardingRuleKind::BroadcastInDim => {
+            let OpKind::BroadcastInDim { dims } = kind else {
+                return None;
+            };
+            Some(pointwise::broadcast(&shapes, dims))
         }
-        OpKind::BroadcastInDim { dims } => Some(pointwise::broadcast(&shapes, dims)),
-        OpKind::BatchNormInference { feature_index, .. }
-        | OpKind::BatchNormTraining { feature_index, .. } => {
+        ShardingRuleKind::BatchNorm => {
+            let (OpKind::BatchNormInference { feature_index, .. }
+            | OpKind::BatchNormTraining { feature_index, .. }) = kind
+            else {
+                return None;
+            };
             Some(pointwise::batch_norm(&shapes, *feature_index))
         }
-        OpKind::Reshape => Some(layout::reshape(&shapes)),
-        OpKind::Transpose { permutation } => Some(layout::transpose(&shapes, permutation)),
-        OpKind::Slice { .. } | OpKind::DynamicSlice { .. } | OpKind::Pad { .. } => {
-            Some(layout::window_like(&shapes))
+        ShardingRuleKind::Reshape => Some(layout::reshape(&shapes)),
+        ShardingRuleKind::Transpose => {
+            let OpKind::Transpose { permutation } = kind else {
+                return None;
+            };
+            Some(layout::transpose(&shapes, permutation))
         }
-        OpKind::DynamicUpdateSlice => Some(layout::update_slice(&shapes)),
-        OpKind::Concatenate { dimension } => Some(layout::concatenate(&shapes, *dimension)),
-        OpKind::Reverse { dims } => Some(layout::reverse(&shapes, dims)),
-        OpKind::DotGeneral { dims, .. } => Some(contraction::dot_general(&shapes, dims)),
-        OpKind::Convolution(attrs) => Some(contraction::convolution(&shapes, attrs)),
-        OpKind::Reduce { dimensions } => Some(reduction::reduce(&shapes, dimensions)),
-        OpKind::ReduceWindow(attrs) => Some(reduction::reduce_window(&shapes, attrs)),
-        OpKind::SelectAndScatter { .. } => Some(reduction::select_and_scatter(&shapes)),
-        OpKind::Sort { dimension, .. } => Some(reduction::sort(&shapes, *dimension)),
-        OpKind::Gather {
-            dims, slice_sizes, ..
-        } => Some(indexing::gather(&shapes, dims, slice_sizes)),
-        OpKind::Scatter { dims, .. } => Some(indexing::scatter(&shapes, dims)),
-        _ => None,
+        ShardingRuleKind::Window => Some(layout::window_like(&shapes)),
+        ShardingRuleKind::UpdateSlice => Some(layout::update_slice(&shapes)),
+        ShardingRuleKind::Concatenate => {
+            let OpKind::Concatenate { dimension } = kind else {
+                return None;
+            };
+            Some(layout::concatenate(&shapes, *dimension))
+        }
+        ShardingRuleKind::Reverse => {
+            let OpKind::Reverse { dims } = kind else {
+                return None;
+            };
+            Some(layout::reverse(&shapes, dims))
+        }
+        ShardingRuleKind::DotGeneral => {
+            let OpKind::DotGeneral { dims, .. } = kind else {
+                return None;
+            };
+            Some(contraction::dot_general(&shapes, dims))
+        }
+        ShardingRuleKind::Convolution => {
+            let OpKind::Convolution(attrs) = kind else {
+                return None;
+            };
+            Some(contraction::convolution(&shapes, attrs))
+        }
+        ShardingRuleKind::Reduce => {
+            let OpKind::Reduce { dimensions } = kind else {
+                return None;
+            };
+            Some(reduction::reduce(&shapes, dimensions))
+        }
+        ShardingRuleKind::ReduceWindow => {
+            let OpKind::ReduceWindow(attrs) = kind else {
+                return None;
+            };
+            Some(reduction::reduce_window(&shapes, attrs))
+        }
+        ShardingRuleKind::SelectAndScatter => Some(reduction::select_and_scatter(&shapes)),
+        ShardingRuleKind::Sort => {
+            let OpKind::Sort { dimension, .. } = kind else {
+                return None;
+            };
+            Some(reduction::sort(&shapes, *dimension))
+        }
+        ShardingRuleKind::Gather => {
+            let OpKind::Gather {
+                dims, slice_sizes, ..
+            } = kind
+            else {
+                return None;
+            };
+            Some(indexing::gather(&shapes, dims, slice_sizes))
+        }
+        ShardingRuleKind::Scatter => {
+            let OpKind::Scatter { dims, .. } = kind else {
+                return None;
+            };
+            Some(indexing::scatter(&shapes, dims))
+        }
     }
 }
