@@ -12,8 +12,8 @@ use std::path::Path;
 use tpuc_expect::filetest::{Diagnostic, FileTest, Outcome, run_file_tests};
 use tpuc_ir::parse::{OpSpans, parse_module_with_spans};
 use tpuc_ir::print::{LocationStyle, PrintOptions};
-use tpuc_ir::{IrError, VerifyError};
 use tpuc_ir::verify::Site;
+use tpuc_ir::{IrError, VerifyError};
 
 fn run(test: &FileTest) -> Result<Outcome, String> {
     let verify = match test.run_line()? {

@@ -22,29 +22,44 @@ fn snapshot(name: &str) -> std::path::PathBuf {
 
 #[test]
 fn mlp_generic() {
-    expect_file(snapshot("mlp_generic"), &print::generic(&common::mlp(), &strip()));
+    expect_file(
+        snapshot("mlp_generic"),
+        &print::generic(&common::mlp(), &strip()),
+    );
 }
 
 #[test]
 fn mlp_pretty_with_location_aliases() {
     let options = PrintOptions::with_locations(LocationStyle::Aliases);
-    expect_file(snapshot("mlp_pretty_with_location_aliases"), &print::pretty(&common::mlp(), &options));
+    expect_file(
+        snapshot("mlp_pretty_with_location_aliases"),
+        &print::pretty(&common::mlp(), &options),
+    );
 }
 
 #[test]
 fn mlp_pretty_with_inline_locations() {
     let options = PrintOptions::with_locations(LocationStyle::Inline);
-    expect_file(snapshot("mlp_pretty_with_inline_locations"), &print::pretty(&common::mlp(), &options));
+    expect_file(
+        snapshot("mlp_pretty_with_inline_locations"),
+        &print::pretty(&common::mlp(), &options),
+    );
 }
 
 #[test]
 fn control_flow_pretty() {
-    expect_file(snapshot("control_flow_pretty"), &print::pretty(&common::control(), &strip()));
+    expect_file(
+        snapshot("control_flow_pretty"),
+        &print::pretty(&common::control(), &strip()),
+    );
 }
 
 #[test]
 fn control_flow_generic() {
-    expect_file(snapshot("control_flow_generic"), &print::generic(&common::control(), &strip()));
+    expect_file(
+        snapshot("control_flow_generic"),
+        &print::generic(&common::control(), &strip()),
+    );
 }
 
 #[test]
@@ -76,7 +91,10 @@ fn elementwise_and_dynamic_pretty() {
 
 #[test]
 fn constants_pretty() {
-    expect_file(snapshot("constants_pretty"), &print::pretty(&common::constants(), &strip()));
+    expect_file(
+        snapshot("constants_pretty"),
+        &print::pretty(&common::constants(), &strip()),
+    );
 }
 
 #[test]

@@ -654,7 +654,10 @@ fn verifier_reports_every_error_with_its_op_and_location() {
         ]
     );
     // The user's file is not on disk: the location is printed as `file:line`, without a snippet.
-    expect_file(snapshot("verifier_reports_every_error_with_its_op_and_location"), &render(&errors.with_user_sources()));
+    expect_file(
+        snapshot("verifier_reports_every_error_with_its_op_and_location"),
+        &render(&errors.with_user_sources()),
+    );
 }
 
 #[test]
@@ -669,7 +672,10 @@ fn verifier_errors_show_the_users_source_line_when_the_file_exists() {
     let file = file.to_str().unwrap();
     let errors = verify_errors(&three_broken_ops(file)).with_user_sources();
     // Lines 3, 4 and 5 of the file, one under each error.
-    expect_file(snapshot("verifier_errors_show_the_users_source_line_when_the_file_exists"), &render(&errors).replace(file, "[dir]/model.py"));
+    expect_file(
+        snapshot("verifier_errors_show_the_users_source_line_when_the_file_exists"),
+        &render(&errors).replace(file, "[dir]/model.py"),
+    );
 }
 
 #[test]
@@ -684,7 +690,10 @@ func.func @main(%a: tensor<2xf32>) -> tensor<3xf32> {
     let (module, spans) = parse::parse_module_with_spans(text).unwrap();
     let errors = verify_errors(&module).with_module_text("bad.mlir", text, &spans);
     assert_eq!(errors.errors().len(), 2, "{errors}");
-    expect_file(snapshot("verifier_errors_label_the_op_in_the_module_text"), &render(&errors));
+    expect_file(
+        snapshot("verifier_errors_label_the_op_in_the_module_text"),
+        &render(&errors),
+    );
 }
 
 #[test]

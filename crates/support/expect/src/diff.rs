@@ -97,7 +97,13 @@ fn render(old: &[&str], new: &[&str], edits: &[Edit]) -> String {
 
 fn first_difference(old: &[&str], new: &[&str]) -> String {
     let line = old.iter().zip(new).take_while(|(a, b)| a == b).count();
-    let show = |lines: &[&str]| lines.get(line).copied().unwrap_or("(end of text)").to_owned();
+    let show = |lines: &[&str]| {
+        lines
+            .get(line)
+            .copied()
+            .unwrap_or("(end of text)")
+            .to_owned()
+    };
     format!(
         "first difference at line {} (texts too long to align):\n- {}\n+ {}\n",
         line + 1,
@@ -117,7 +123,10 @@ mod tests {
 
     #[test]
     fn a_changed_line_is_shown_with_its_context() {
-        let diff = line_diff("1\n2\n3\n4\n5\n6\n7\n8\n9\n", "1\n2\n3\n4\nfive\n6\n7\n8\n9\n");
+        let diff = line_diff(
+            "1\n2\n3\n4\n5\n6\n7\n8\n9\n",
+            "1\n2\n3\n4\nfive\n6\n7\n8\n9\n",
+        );
         assert_eq!(
             diff,
             "@@ expected line 2\n  2\n  3\n  4\n- 5\n+ five\n  6\n  7\n  8\n"
@@ -126,7 +135,10 @@ mod tests {
 
     #[test]
     fn added_and_removed_lines_at_the_ends() {
-        assert_eq!(line_diff("a\nb\n", "b\nc\n"), "@@ expected line 1\n- a\n  b\n+ c\n");
+        assert_eq!(
+            line_diff("a\nb\n", "b\nc\n"),
+            "@@ expected line 1\n- a\n  b\n+ c\n"
+        );
     }
 
     #[test]
