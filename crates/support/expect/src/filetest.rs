@@ -131,7 +131,9 @@ fn run_one(
             return Ok(());
         }
     }
-    Err(format!("its lines still change after {BLESS_PASSES} blessings"))
+    Err(format!(
+        "its lines still change after {BLESS_PASSES} blessings"
+    ))
 }
 
 /// Compares one file (true when it held); with `bless`, rewrites it when it did not.
@@ -215,7 +217,10 @@ mod tests {
     fn blessing_replaces_the_lines_where_they_were() {
         let text = "// RUN: x\n// ERROR: 1:1: old\n// ERROR: 2:2: old\nmodule\n";
         let new = ["// ERROR: 4:1: new".to_owned()];
-        assert_eq!(blessed(text, &new), "// RUN: x\n// ERROR: 4:1: new\nmodule\n");
+        assert_eq!(
+            blessed(text, &new),
+            "// RUN: x\n// ERROR: 4:1: new\nmodule\n"
+        );
     }
 
     #[test]
