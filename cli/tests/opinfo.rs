@@ -217,6 +217,7 @@ fn run_group<'m>(
 
 #[test]
 fn opinfo_samples_match_eager() {
+    tpuc_expect::skip_without!(Plugins);
     let dir = repo().join("testdata/opinfo");
     let manifest: Value =
         serde_json::from_str(&std::fs::read_to_string(dir.join("manifest.json")).unwrap()).unwrap();

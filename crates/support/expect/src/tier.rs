@@ -43,36 +43,44 @@ pub fn no_plugins() -> bool {
     std::env::var(TIER_VAR).is_ok_and(|tier| tier == NO_PLUGINS)
 }
 
-/// Call first in a test that needs `need`: true when the test must stop here because this run
-/// is the no-plugins tier (the skip is printed and logged); false otherwise, and then a missing
-/// plugin or server fails the test as usual. The test is named after the current thread,
-/// which the test harness names after the test,
-/// prefixed with the test binary's name.
+/// Call first in a test that needs `needs`: true when the test must stop here because this
+/// run is the no-plugins tier (the skip is printed and logged); false otherwise, and then a
+/// missing plugin or server fails the test as usual. The test is named after the current
+/// thread, which the test harness names after the test, prefixed with the test binary's name.
 ///
 /// [`skip_without!`](crate::skip_without) is the usual way to call it:
 ///
 /// ```no_run
 /// # use tpuc_expect::tier::{Need, skip_without};
-/// if skip_without(Need::CpuPlugin) {
+/// if skip_without(&[Need::CpuPlugin]) {
 ///     return;
 /// }
 /// ```
-pub fn skip_without(need: Need) -> bool {
+pub fn skip_without(needs: &[Need]) -> bool {
     if !no_plugins() {
         return false;
     }
     let thread = std::thread::current();
     let test = thread.name().unwrap_or("an unnamed test");
-    let line = format!("skipped: {}::{test}: needs {need}", test_binary());
+    let needs: Vec<String> = needs.iter().map(Need::to_string).collect();
+    let line = format!(
+        "skipped: {}::{test}: needs {}",
+        test_binary(),
+        needs.join(" and ")
+    );
     println!("{line}");
     if let Some(log) = std::env::var_os(SKIP_LOG_VAR).filter(|path| !path.is_empty()) {
         let appended = std::fs::OpenOptions::new()
             .create(true)
             .append(true)
             .open(&log)
-            .and_then(|mut file| writeln!(file, "{line}"));
+            // One write per line: parallel tests append to the same file.
+            .and_then(|mut file| file.write_all(format!("{line}\n").as_bytes()));
         if let Err(e) = appended {
-            panic!("cannot append to {} (${SKIP_LOG_VAR}): {e}", log.to_string_lossy());
+            panic!(
+                "cannot append to {} (${SKIP_LOG_VAR}): {e}",
+                log.to_string_lossy()
+            );
         }
     }
     true
@@ -88,12 +96,13 @@ fn test_binary() -> String {
     }
 }
 
-/// Returns from the calling test when this run is the no-plugins tier and the test needs
-/// `need` (a [`Need`] variant): `tpuc_expect::skip_without!(CpuPlugin);`.
+/// Returns from the calling test when this run is the no-plugins tier; the arguments are the
+/// [`Need`] variants the test needs: `tpuc_expect::skip_without!(CpuPlugin);`,
+/// `tpuc_expect::skip_without!(Plugins, S3Server);`.
 #[macro_export]
 macro_rules! skip_without {
-    ($need:ident) => {
-        if $crate::tier::skip_without($crate::tier::Need::$need) {
+    ($($need:ident),+ $(,)?) => {
+        if $crate::tier::skip_without(&[$($crate::tier::Need::$need),+]) {
             return;
         }
     };
