@@ -54,6 +54,7 @@ fn stderr(out: &std::process::Output) -> String {
 
 #[test]
 fn buckets_compile_one_executable_per_shape_and_key_picks_the_smallest_that_holds() {
+    tpuc_expect::skip_without!(Plugins);
     let cache = tempfile::tempdir().unwrap();
     let report = compile_buckets(cache.path(), &["--buckets", "tokens.1=pow2:4..16"]);
     let targets = report["targets"].as_array().unwrap();
@@ -209,6 +210,7 @@ fn an_input_axis_names_the_same_shape_as_its_symbol() {
 
 #[test]
 fn prewarm_plans_take_buckets_by_input_axis_and_fill_the_shape_index() {
+    tpuc_expect::skip_without!(Plugins);
     let cache = tempfile::tempdir().unwrap();
     let dir = tempfile::tempdir().unwrap();
     let plan = dir.path().join("plan.toml");

@@ -6,6 +6,7 @@ use support::{compile, fixture, json, tpuc};
 
 #[test]
 fn cache_commands_list_show_evict_and_remove() {
+    tpuc_expect::skip_without!(Plugins);
     let cache = tempfile::tempdir().unwrap();
     let (mlp, _) = compile(cache.path(), &fixture("mlp.pt2"), &["cpu", "cpu:2"]);
     let (cnn, _) = compile(cache.path(), &fixture("cnn.pt2"), &["cpu"]);

@@ -24,6 +24,7 @@ fn export(cache: &Path, key: &str, runtime: &str, file: &Path) -> Output {
 
 #[test]
 fn exports_the_payload_and_the_jax_envelope() {
+    tpuc_expect::skip_without!(Plugins);
     let cache = tempfile::tempdir().unwrap();
     let out = tempfile::tempdir().unwrap();
     let (report, _) = compile(cache.path(), &fixture("mlp.pt2"), &["cpu"]);

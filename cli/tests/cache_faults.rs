@@ -19,6 +19,7 @@ fn assert_consistent(cache: &Path) -> u64 {
 
 #[test]
 fn concurrent_compiles_of_one_model_all_succeed_with_one_entry() {
+    tpuc_expect::skip_without!(Plugins);
     let cache = tempfile::tempdir().unwrap();
     let model = fixture("cnn.pt2");
     let children: Vec<_> = (0..4)
@@ -58,6 +59,7 @@ fn concurrent_compiles_of_one_model_all_succeed_with_one_entry() {
 
 #[test]
 fn a_writer_killed_at_any_point_leaves_no_partial_entry() {
+    tpuc_expect::skip_without!(Plugins);
     let cache = tempfile::tempdir().unwrap();
     let model = fixture("mlp.pt2");
     let args = ["compile", model.to_str().unwrap(), "--target", "cpu"];
@@ -94,6 +96,7 @@ fn a_writer_killed_at_any_point_leaves_no_partial_entry() {
 
 #[test]
 fn a_writer_killed_between_staging_and_commit_leaves_no_entry() {
+    tpuc_expect::skip_without!(Plugins);
     // Random kills rarely land in the few milliseconds of a write; the debug-build hook
     // holds a fully staged entry before its rename so the kill lands exactly there.
     let cache = tempfile::tempdir().unwrap();
@@ -193,6 +196,7 @@ fn damaged_entry_is_recompiled(what: &str, file: &str, damage: impl Fn(&mut Vec<
 
 #[test]
 fn a_bit_flipped_payload_is_detected_and_recompiled() {
+    tpuc_expect::skip_without!(Plugins);
     damaged_entry_is_recompiled("bit flip", "executable", |bytes| {
         let middle = bytes.len() / 2;
         bytes[middle] ^= 0x04;
@@ -201,6 +205,7 @@ fn a_bit_flipped_payload_is_detected_and_recompiled() {
 
 #[test]
 fn a_truncated_payload_is_detected_and_recompiled() {
+    tpuc_expect::skip_without!(Plugins);
     damaged_entry_is_recompiled("truncation", "executable", |bytes| {
         bytes.truncate(bytes.len() - 100)
     });
@@ -208,6 +213,7 @@ fn a_truncated_payload_is_detected_and_recompiled() {
 
 #[test]
 fn a_truncated_or_altered_manifest_is_detected_and_recompiled() {
+    tpuc_expect::skip_without!(Plugins);
     damaged_entry_is_recompiled("truncated manifest", "manifest.json", |bytes| {
         bytes.truncate(bytes.len() / 3);
     });
@@ -221,6 +227,7 @@ fn a_truncated_or_altered_manifest_is_detected_and_recompiled() {
 
 #[test]
 fn every_single_bit_flip_in_every_file_of_an_entry_is_detected() {
+    tpuc_expect::skip_without!(Plugins);
     use std::os::unix::fs::FileExt;
     use tpuc_cache::{Cache, Key, Lookup, Mode};
 
@@ -264,6 +271,7 @@ fn every_single_bit_flip_in_every_file_of_an_entry_is_detected() {
 
 #[test]
 fn an_unwritable_cache_warns_but_the_executable_is_still_returned() {
+    tpuc_expect::skip_without!(Plugins);
     let work = tempfile::tempdir().unwrap();
     // A regular file where the cache directory should be: no write can succeed, even as root.
     let blocked = work.path().join("cache-is-a-file");
@@ -293,6 +301,7 @@ fn an_unwritable_cache_warns_but_the_executable_is_still_returned() {
 
 #[test]
 fn a_read_only_cache_is_used_but_never_written() {
+    tpuc_expect::skip_without!(Plugins);
     let cache = tempfile::tempdir().unwrap();
     let model = fixture("mlp.pt2");
     let model = model.to_str().unwrap();
@@ -320,6 +329,7 @@ fn a_read_only_cache_is_used_but_never_written() {
 
 #[test]
 fn a_full_disk_warns_but_the_executable_is_still_returned() {
+    tpuc_expect::skip_without!(Plugins);
     let mount = tempfile::tempdir().unwrap();
     let mounted = std::process::Command::new("mount")
         .args([

@@ -38,6 +38,7 @@ fn run(cache: &std::path::Path, out: &std::path::Path) -> String {
 
 #[test]
 fn later_runs_execute_the_cached_executable() {
+    tpuc_expect::skip_without!(Plugins);
     let cache = tempfile::tempdir().unwrap();
     let out = tempfile::tempdir().unwrap();
     let first = run(cache.path(), out.path());

@@ -55,6 +55,7 @@ fn archives() -> Vec<(String, String)> {
 
 #[test]
 fn every_fixture_compiles_for_tpu_and_cpu_and_then_hits() {
+    tpuc_expect::skip_without!(Plugins);
     let cache = tempfile::tempdir().unwrap();
     let mut keys: BTreeMap<String, Vec<String>> = BTreeMap::new();
     let mut compiled_modules = std::collections::BTreeSet::new();
@@ -145,6 +146,7 @@ fn float32_bytes(bindings: &Value) -> i64 {
 
 #[test]
 fn memory_and_cost_are_reported_cold_and_warm_alike() {
+    tpuc_expect::skip_without!(Plugins);
     let cache = tempfile::tempdir().unwrap();
     let model = fixture("mlp.pt2");
     let (cold, _) = compile(cache.path(), &model, &TARGETS);
@@ -228,6 +230,7 @@ fn memory_and_cost_are_reported_cold_and_warm_alike() {
 
 #[test]
 fn a_checkpoint_with_other_weights_hits_the_same_executable() {
+    tpuc_expect::skip_without!(Plugins);
     let cache = tempfile::tempdir().unwrap();
     let work = tempfile::tempdir().unwrap();
     let original = fixture("decoder.pt2");
@@ -263,6 +266,7 @@ fn a_checkpoint_with_other_weights_hits_the_same_executable() {
 
 #[test]
 fn a_warm_compile_reads_no_weight_bytes() {
+    tpuc_expect::skip_without!(Plugins);
     // The warm compile of an archive whose every weight byte is 0xFF (NaN for floats, not
     // the weights the module was lowered with) finds the cached module and executable: only
     // the program JSON was read.
@@ -279,6 +283,7 @@ fn a_warm_compile_reads_no_weight_bytes() {
 
 #[test]
 fn dims_and_input_shapes_change_the_module_and_the_key() {
+    tpuc_expect::skip_without!(Plugins);
     let cache = tempfile::tempdir().unwrap();
     let model = fixture("dyn_batch.pt2");
     let model = model.to_str().unwrap();
@@ -298,6 +303,7 @@ fn dims_and_input_shapes_change_the_module_and_the_key() {
 
 #[test]
 fn xla_flags_are_hashed_and_unknown_xla_variables_are_reported() {
+    tpuc_expect::skip_without!(Plugins);
     let cache = tempfile::tempdir().unwrap();
     let model = fixture("mlp.pt2");
     let run = |env: &[(&str, &str)]| {
@@ -344,6 +350,7 @@ fn xla_flags_are_hashed_and_unknown_xla_variables_are_reported() {
 
 #[test]
 fn output_file_and_bad_targets() {
+    tpuc_expect::skip_without!(Plugins);
     let cache = tempfile::tempdir().unwrap();
     let work = tempfile::tempdir().unwrap();
     let out = work.path().join("mlp.cpu.exe");
@@ -381,6 +388,7 @@ fn output_file_and_bad_targets() {
 
 #[test]
 fn targets_lists_both_plugins_with_versions() {
+    tpuc_expect::skip_without!(Plugins);
     let cache = tempfile::tempdir().unwrap();
     let (report, _) = json(cache.path(), &["targets"]);
     let plugins = report["plugins"].as_array().unwrap();

@@ -34,6 +34,7 @@ const FUSED_FIXTURES: &[&str] = &[
 
 #[test]
 fn fused_fixtures_compile_for_tpu_kept_and_inlined() {
+    tpuc_expect::skip_without!(Plugins);
     let cache = tempfile::tempdir().unwrap();
     let inlined = format!(
         "--passes={},{},inline-composites",
@@ -67,6 +68,7 @@ fn fused_fixtures_compile_for_tpu_kept_and_inlined() {
 
 #[test]
 fn the_fusion_choice_enters_the_cache_key() {
+    tpuc_expect::skip_without!(Plugins);
     let cache = tempfile::tempdir().unwrap();
     let model = fixture("decoder.pt2");
     let on_cpu = |flag: &str| {
@@ -157,6 +159,7 @@ fn inspect_counts_the_composites_fuse_outlines() {
 
 #[test]
 fn a_plan_with_kernels_prewarms_what_compile_with_kernels_hits() {
+    tpuc_expect::skip_without!(Plugins);
     let cache = tempfile::tempdir().unwrap();
     let dir = tempfile::tempdir().unwrap();
     std::fs::copy(fixture("decoder.pt2"), dir.path().join("decoder.pt2")).unwrap();
@@ -291,6 +294,7 @@ fn four_head_kernel(dir: &Path) {
 /// mode) of that signature substituted, XLA:CPU computes what the unfused module computes.
 #[test]
 fn a_batchless_attention_runs_a_kernel_through_the_canonical_layout() {
+    tpuc_expect::skip_without!(Plugins);
     let cache = tempfile::tempdir().unwrap();
     let dir = tempfile::tempdir().unwrap();
     let kernels = dir.path().join("kernels");
@@ -349,6 +353,7 @@ fn a_batchless_attention_runs_a_kernel_through_the_canonical_layout() {
 /// JAX's outputs on XLA:CPU.
 #[test]
 fn the_fused_jax_block_matches_jax() {
+    tpuc_expect::skip_without!(Plugins);
     let cache = tempfile::tempdir().unwrap();
     let out = tempfile::tempdir().unwrap();
     let jax = |file: &str| format!("testdata/jax/{file}");

@@ -7,6 +7,14 @@ use std::collections::BTreeMap;
 
 use serde_json::{Value, json};
 use support::{repo_root, stdout_of, uncached as tpuc};
+use tpuc_expect::expect_file;
+
+/// The reviewed output `name`: `tests/snapshots/inspect/NAME.txt` (`BLESS=1` rewrites it).
+fn snapshot(name: &str) -> std::path::PathBuf {
+    std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/snapshots/inspect")
+        .join(format!("{name}.txt"))
+}
 
 fn manifest() -> Value {
     let text = std::fs::read_to_string(repo_root().join("testdata/manifest.json")).unwrap();
@@ -239,7 +247,7 @@ fn text_reports() {
             &["inspect", "testdata/models/cond.core.pt2", "--graph"][..],
         ),
     ] {
-        insta::assert_snapshot!(name, stdout_of(args));
+        expect_file(snapshot(name), &stdout_of(args));
     }
 }
 

@@ -69,6 +69,7 @@ fn run(runtime: &Runtime, module: &Module, inputs: &[HostTensor<'_>]) -> tpuc_np
 
 #[test]
 fn every_interpret_kernel_computes_its_composite() {
+    tpuc_expect::skip_without!(Plugins);
     let library = library("cpu");
     assert!(
         library.kernels.len() >= 9,
@@ -134,6 +135,7 @@ fn every_interpret_kernel_computes_its_composite() {
 
 #[test]
 fn every_tpu_kernel_compiles_through_libtpu() {
+    tpuc_expect::skip_without!(Plugins);
     let library = library("tpu");
     assert!(
         library.kernels.len() >= 8,
@@ -160,6 +162,7 @@ fn every_tpu_kernel_compiles_through_libtpu() {
 
 #[test]
 fn a_decoder_running_its_interpret_kernel_matches_eager() {
+    tpuc_expect::skip_without!(Plugins);
     let cache = tempfile::tempdir().unwrap();
     let out = tempfile::tempdir().unwrap();
     let output = tpuc(
@@ -221,6 +224,7 @@ fn library_copy(dir: &Path, edit: impl Fn(String) -> String) -> PathBuf {
 
 #[test]
 fn the_kernels_code_enters_the_cache_key() {
+    tpuc_expect::skip_without!(Plugins);
     let cache = tempfile::tempdir().unwrap();
     let (same, changed) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
     let same = library_copy(same.path(), |t| t);

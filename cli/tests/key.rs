@@ -16,6 +16,7 @@ fn keys(cache: &Path, model: &Path) -> Value {
 
 #[test]
 fn keys_match_compile_and_report_the_cache() {
+    tpuc_expect::skip_without!(Plugins);
     let cache = tempfile::tempdir().unwrap();
     let model = fixture("mlp.pt2");
     let before = keys(cache.path(), &model);
@@ -40,6 +41,7 @@ fn keys_match_compile_and_report_the_cache() {
 
 #[test]
 fn keys_of_a_mlir_module_depend_on_its_text_only() {
+    tpuc_expect::skip_without!(Plugins);
     let cache = tempfile::tempdir().unwrap();
     let jax = repo_root().join("testdata/jax");
     let pretty = keys(cache.path(), &jax.join("chlo_ops.pretty.mlir"));
@@ -59,6 +61,7 @@ fn keys_of_a_mlir_module_depend_on_its_text_only() {
 
 #[test]
 fn text_output_names_each_target() {
+    tpuc_expect::skip_without!(Plugins);
     let cache = tempfile::tempdir().unwrap();
     let model = fixture("mlp.pt2");
     let out = support::tpuc(

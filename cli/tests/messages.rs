@@ -255,6 +255,7 @@ fn an_archive_from_a_newer_torch_says_which_versions_tpuc_reads() {
 
 #[test]
 fn an_unknown_xla_flag_is_a_diagnostic_not_an_abort() {
+    tpuc_expect::skip_without!(Plugins);
     let cache = tempfile::tempdir().unwrap();
     let model = fixture("mlp.pt2");
     // XLA aborts on both: a flag no XLA has, and a libtpu flag (which goes in
@@ -351,6 +352,7 @@ fn cache_with_mlp(cache: &Path) -> String {
 
 #[test]
 fn cache_commands_take_unique_key_prefixes() {
+    tpuc_expect::skip_without!(Plugins);
     let cache = tempfile::tempdir().unwrap();
     let key = cache_with_mlp(cache.path());
     let (show, _) = json(cache.path(), &["cache", "show", &key[..6]]);
@@ -415,6 +417,7 @@ fn cache_commands_take_unique_key_prefixes() {
 
 #[test]
 fn cache_ls_shows_ages_and_models() {
+    tpuc_expect::skip_without!(Plugins);
     let cache = tempfile::tempdir().unwrap();
     let key = cache_with_mlp(cache.path());
     let out = tpuc(cache.path(), &["cache", "ls"]);
@@ -444,6 +447,7 @@ fn cache_ls_shows_ages_and_models() {
 
 #[test]
 fn verbose_shows_what_the_plugin_logged_while_loading() {
+    tpuc_expect::skip_without!(Plugins);
     let model = fixture("mlp.pt2");
     let run = |verbose: bool| {
         let mut args = vec![

@@ -13,6 +13,7 @@ fn jax(name: &str) -> std::path::PathBuf {
 
 #[test]
 fn a_jax_module_with_chlo_compiles_for_tpu_through_the_cache() {
+    tpuc_expect::skip_without!(Plugins);
     let cache = tempfile::tempdir().unwrap();
     let model = jax("chlo_math.pretty.mlir");
     let (first, _) = compile(cache.path(), &model, &["tpu:v5e:2x2"]);
@@ -26,6 +27,7 @@ fn a_jax_module_with_chlo_compiles_for_tpu_through_the_cache() {
 
 #[test]
 fn run_matches_jax_outputs_on_xla_cpu() {
+    tpuc_expect::skip_without!(Plugins);
     let cache = tempfile::tempdir().unwrap();
     let out = tempfile::tempdir().unwrap();
     for (name, inputs, outputs) in [
@@ -108,6 +110,7 @@ fn a_broken_module_is_a_diagnostic_at_its_line() {
 
 #[test]
 fn prewarm_compiles_mlir_entries_then_hits() {
+    tpuc_expect::skip_without!(Plugins);
     let cache = tempfile::tempdir().unwrap();
     let dir = tempfile::tempdir().unwrap();
     std::fs::create_dir(dir.path().join("m")).unwrap();

@@ -24,6 +24,7 @@ fn umask_mode(dir: &Path) -> u32 {
 
 #[test]
 fn compile_output_files_honour_the_umask_and_keep_an_existing_mode() {
+    tpuc_expect::skip_without!(Plugins);
     let dir = tempfile::tempdir().unwrap();
     let model = fixture("mlp.pt2");
     let output = dir.path().join("mlp.exe");
@@ -66,6 +67,7 @@ fn run_misc(cache: &Path, out_dir: &Path) -> std::process::Output {
 
 #[test]
 fn run_writes_its_outputs_all_or_nothing_with_the_umask_mode() {
+    tpuc_expect::skip_without!(Plugins);
     let dir = tempfile::tempdir().unwrap();
     let (cache, out_dir) = (dir.path().join("cache"), dir.path().join("out"));
     std::fs::create_dir(&out_dir).unwrap();
@@ -98,6 +100,7 @@ fn run_writes_its_outputs_all_or_nothing_with_the_umask_mode() {
 
 #[test]
 fn compile_json_reports_an_unusable_shared_cache_in_its_warnings() {
+    tpuc_expect::skip_without!(Plugins);
     let dir = tempfile::tempdir().unwrap();
     let dead = format!("http://127.0.0.1:{}", tpuc_testkit::free_port());
     let model = fixture("mlp.pt2");

@@ -96,6 +96,7 @@ fn keys(items: &[Value]) -> Vec<&str> {
 
 #[test]
 fn compiles_once_then_hits_and_check_gates() {
+    tpuc_expect::skip_without!(Plugins);
     let dir = plan_dir(8);
     let cache = dir.path().join("cache");
 
@@ -136,6 +137,7 @@ fn compiles_once_then_hits_and_check_gates() {
 
 #[test]
 fn a_failing_item_is_listed_while_the_others_complete() {
+    tpuc_expect::skip_without!(Plugins);
     // s77 was exported with the range [1, 64].
     let dir = plan_dir(100);
     let cache = dir.path().join("cache");
@@ -182,6 +184,7 @@ fn shared_entries(server: &S3Server, bucket: &str, prefix: &str) -> Vec<PathBuf>
 
 #[test]
 fn two_caches_share_one_bucket() {
+    tpuc_expect::skip_without!(Plugins, S3Server);
     let server = S3Server::start();
     let url = server.bucket("shared", "tpuc");
     let flags = remote(&server, &url);
@@ -230,6 +233,7 @@ fn two_caches_share_one_bucket() {
 
 #[test]
 fn a_read_only_job_fetches_but_never_publishes() {
+    tpuc_expect::skip_without!(Plugins, S3Server);
     let server = S3Server::start();
     let url = server.bucket("readonly", "c");
     let flags = remote(&server, &url);
@@ -280,6 +284,7 @@ fn a_read_only_job_fetches_but_never_publishes() {
 
 #[test]
 fn overlapping_prewarms_run_at_once() {
+    tpuc_expect::skip_without!(Plugins, S3Server);
     let server = S3Server::start();
     let url = server.bucket("overlap", "p");
     let flags = remote(&server, &url);
@@ -326,6 +331,7 @@ fn overlapping_prewarms_run_at_once() {
 
 #[test]
 fn a_server_killed_mid_prewarm_costs_a_warning_not_the_run() {
+    tpuc_expect::skip_without!(Plugins, S3Server);
     let server = S3Server::start();
     let url = server.bucket("killed", "k");
     let flags = remote(&server, &url);
@@ -378,6 +384,7 @@ fn a_server_killed_mid_prewarm_costs_a_warning_not_the_run() {
 
 #[test]
 fn a_tampered_shared_entry_is_never_used() {
+    tpuc_expect::skip_without!(Plugins, S3Server);
     let server = S3Server::start();
     let url = server.bucket("tampered", "t");
     let flags = remote(&server, &url);
@@ -422,6 +429,7 @@ fn a_tampered_shared_entry_is_never_used() {
 
 #[test]
 fn an_unusable_bucket_is_reported_once_and_the_local_cache_goes_on() {
+    tpuc_expect::skip_without!(Plugins, S3Server);
     let server = S3Server::start();
     let flags = remote(&server, "s3://no-such-bucket/x");
     let dir = plan_dir(8);
@@ -449,6 +457,7 @@ fn an_unusable_bucket_is_reported_once_and_the_local_cache_goes_on() {
 
 #[test]
 fn a_trickling_server_costs_its_deadline_then_the_compile_goes_on_locally() {
+    tpuc_expect::skip_without!(Plugins);
     let server = TrickleServer::start();
     let dir = tempfile::tempdir().unwrap();
     let model = fixture("mlp.pt2");
@@ -489,6 +498,7 @@ fn a_trickling_server_costs_its_deadline_then_the_compile_goes_on_locally() {
 
 #[test]
 fn a_terminal_gets_progress_bars_and_a_log_gets_lines() {
+    tpuc_expect::skip_without!(Plugins);
     let dir = plan_dir(8);
     let cache = dir.path().join("cache");
     let (_, logged) = prewarm_ok(dir.path(), &cache, &["--dry-run"]);

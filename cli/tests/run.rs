@@ -131,6 +131,7 @@ fn every_fixture_matches_eager_with(pipeline: &str) {
 
 #[test]
 fn every_fixture_matches_eager() {
+    tpuc_expect::skip_without!(Plugins);
     every_fixture_matches_eager_with(
         &tpuc_passes::PipelineSpec::of_passes(&tpuc_passes::DEFAULT_PASSES).to_string(),
     );
@@ -139,6 +140,7 @@ fn every_fixture_matches_eager() {
 /// With composites kept: XLA:CPU inlines their decompositions itself.
 #[test]
 fn every_fixture_with_composites_matches_eager() {
+    tpuc_expect::skip_without!(Plugins);
     every_fixture_matches_eager_with(&format!(
         "{},{}",
         tpuc_passes::PipelineSpec::of_passes(&tpuc_passes::DEFAULT_PASSES),
@@ -149,6 +151,7 @@ fn every_fixture_with_composites_matches_eager() {
 /// With every composite inlined again by tpuc before XLA sees the module.
 #[test]
 fn every_fixture_with_composites_inlined_matches_eager() {
+    tpuc_expect::skip_without!(Plugins);
     every_fixture_matches_eager_with(&format!(
         "{},{},inline-composites",
         tpuc_passes::PipelineSpec::of_passes(&tpuc_passes::DEFAULT_PASSES),
@@ -160,6 +163,7 @@ fn every_fixture_with_composites_inlined_matches_eager() {
 /// stacked over the ranks, and match every rank's eager outputs.
 #[test]
 fn programs_with_collectives_match_eager_on_one_device_per_rank() {
+    tpuc_expect::skip_without!(Plugins);
     let manifest = manifest();
     let spmd = manifest["spmd"].as_object().unwrap();
     assert!(!spmd.is_empty(), "the manifest lists no SPMD fixture");
@@ -245,6 +249,7 @@ fn temp_dir() -> tempfile::TempDir {
 
 #[test]
 fn cli_run_writes_outputs_that_match_eager() {
+    tpuc_expect::skip_without!(Plugins);
     let dir = temp_dir();
     let out = dir.path().to_str().unwrap();
     let output = tpuc(&[
@@ -285,6 +290,7 @@ fn cli_run_writes_outputs_that_match_eager() {
 
 #[test]
 fn cli_run_writes_mutated_buffers_beside_the_outputs() {
+    tpuc_expect::skip_without!(Plugins);
     let dir = temp_dir();
     let output = tpuc(&[
         "run",
@@ -312,6 +318,7 @@ fn cli_run_writes_mutated_buffers_beside_the_outputs() {
 
 #[test]
 fn cli_run_specialises_a_symbolic_batch_from_the_input_file() {
+    tpuc_expect::skip_without!(Plugins);
     let dir = temp_dir();
     let output = tpuc(&[
         "run",
@@ -330,6 +337,7 @@ fn cli_run_specialises_a_symbolic_batch_from_the_input_file() {
 
 #[test]
 fn cli_run_takes_bf16_inputs_as_float32_and_writes_float32() {
+    tpuc_expect::skip_without!(Plugins);
     let dir = temp_dir();
     let output = tpuc(&[
         "run",
@@ -417,6 +425,7 @@ fn assert_run_fails(args: &[&str], messages: &[&str], out: &Path) {
 
 #[test]
 fn cli_run_refuses_a_corrupt_archive_naming_the_damaged_record() {
+    tpuc_expect::skip_without!(Plugins);
     let dir = temp_dir();
     let out = dir.path().to_str().unwrap();
     // The two damages of the "Trust" issue: both once ran with wrong weights and exited 0.
@@ -448,6 +457,7 @@ fn cli_run_refuses_a_corrupt_archive_naming_the_damaged_record() {
 
 #[test]
 fn cli_run_fails_with_the_error_table_when_an_expectation_differs() {
+    tpuc_expect::skip_without!(Plugins);
     let dir = temp_dir();
     // The eager output plus 0.5 at one element.
     let want = Array::read(testdata().join("models/mlp.out0.npy")).unwrap();

@@ -30,6 +30,7 @@ fn number(report: &Value, section: &str, name: &str) -> f64 {
 
 #[test]
 fn llama_uses_every_chip_of_a_v5e_2x2_with_fsdp_and_tp() {
+    tpuc_expect::skip_without!(Plugins);
     let cache = tempfile::tempdir().unwrap();
     let (whole, stderr) = compile(cache.path(), "tpu:v5e:2x2", &[]);
     assert_eq!(whole["partitions"], 1);
@@ -62,6 +63,7 @@ fn llama_uses_every_chip_of_a_v5e_2x2_with_fsdp_and_tp() {
 
 #[test]
 fn larger_topologies_and_other_generations_compile_sharded() {
+    tpuc_expect::skip_without!(Plugins);
     let cache = tempfile::tempdir().unwrap();
     for (target, flags, partitions) in [
         ("tpu:v5e:2x4", &["--shard", "tp"][..], 8),
@@ -89,6 +91,7 @@ fn larger_topologies_and_other_generations_compile_sharded() {
 
 #[test]
 fn every_fixture_compiles_sharded_for_v5e_2x2_or_says_why_not() {
+    tpuc_expect::skip_without!(Plugins);
     let cache = tempfile::tempdir().unwrap();
     let manifest = support::manifest();
     for (name, model) in manifest["models"].as_object().unwrap() {
@@ -124,6 +127,7 @@ fn every_fixture_compiles_sharded_for_v5e_2x2_or_says_why_not() {
 
 #[test]
 fn the_plan_and_mesh_enter_the_key_and_the_manifest_records_shardings() {
+    tpuc_expect::skip_without!(Plugins);
     let cache = tempfile::tempdir().unwrap();
     let (tp, _) = compile(cache.path(), "tpu:v5e:2x2", &["--shard", "tp"]);
     let (fsdp, _) = compile(cache.path(), "tpu:v5e:2x2", &["--shard", "fsdp"]);
@@ -282,6 +286,7 @@ fn flat(text: &str) -> String {
 
 #[test]
 fn prewarm_entries_shard_and_compile_hits_them() {
+    tpuc_expect::skip_without!(Plugins);
     let dir = tempfile::tempdir().unwrap();
     std::fs::create_dir(dir.path().join("models")).unwrap();
     std::fs::copy(fixture("mlp.pt2"), dir.path().join("models/mlp.pt2")).unwrap();
@@ -320,6 +325,7 @@ fn prewarm_entries_shard_and_compile_hits_them() {
 
 #[test]
 fn a_program_with_collectives_compiles_for_a_slice_as_its_ranks() {
+    tpuc_expect::skip_without!(Plugins);
     let cache = tempfile::tempdir().unwrap();
     let model = support::fixture("collectives.pt2");
     let args = [

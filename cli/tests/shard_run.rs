@@ -80,6 +80,7 @@ fn run(cache: &Path, fixture: &Value, target: &str, extra: &[&str]) -> Option<Ve
 
 #[test]
 fn every_preset_that_applies_matches_eager_and_the_one_device_run() {
+    tpuc_expect::skip_without!(Plugins);
     assert!(repo_root().join("testdata").is_dir());
     let manifest = manifest();
     let cache = tempfile::tempdir().unwrap();

@@ -137,6 +137,7 @@ fn keygen_writes_a_private_secret_key_and_never_prints_it() {
 
 #[test]
 fn a_poisoned_shared_entry_is_rejected_by_consumers_that_trust_the_publisher() {
+    tpuc_expect::skip_without!(Plugins, S3Server);
     let server = S3Server::start();
     let url = server.bucket("signed", "ci");
     let work = tempfile::tempdir().unwrap();
@@ -224,6 +225,7 @@ fn a_poisoned_shared_entry_is_rejected_by_consumers_that_trust_the_publisher() {
 
 #[test]
 fn every_bit_flip_in_an_entrys_signature_is_detected() {
+    tpuc_expect::skip_without!(Plugins);
     use std::os::unix::fs::FileExt;
     use tpuc_cache::{Cache, Key, Lookup, Mode};
 
@@ -274,6 +276,7 @@ fn every_bit_flip_in_an_entrys_signature_is_detected() {
 
 #[test]
 fn a_plans_trusted_keys_make_prewarm_compile_unsigned_entries_locally() {
+    tpuc_expect::skip_without!(Plugins, S3Server);
     let server = S3Server::start();
     let url = server.bucket("plan", "p");
     let work = tempfile::tempdir().unwrap();

@@ -24,56 +24,67 @@ use conformance::*;
 
 #[test]
 fn elementwise_unary() {
+    tpuc_expect::skip_without!(CpuPlugin);
     support::run_all("unary", elementwise::unary_cases());
 }
 
 #[test]
 fn elementwise_binary() {
+    tpuc_expect::skip_without!(CpuPlugin);
     support::run_all("binary", elementwise::binary_cases());
 }
 
 #[test]
 fn compare_select_convert_constants() {
+    tpuc_expect::skip_without!(CpuPlugin);
     support::run_all("misc elementwise", elementwise::other_cases());
 }
 
 #[test]
 fn shapes_and_indexing() {
+    tpuc_expect::skip_without!(CpuPlugin);
     support::run_all("shapes", shapes::cases());
 }
 
 #[test]
 fn contractions() {
+    tpuc_expect::skip_without!(CpuPlugin);
     support::run_all("contraction", contraction::cases());
 }
 
 #[test]
 fn reductions_and_sorting() {
+    tpuc_expect::skip_without!(CpuPlugin);
     support::run_all("reduction", reduction::cases());
 }
 
 #[test]
 fn control_flow_and_calls() {
+    tpuc_expect::skip_without!(CpuPlugin);
     support::run_all("control", control::cases());
 }
 
 #[test]
 fn collectives_on_two_devices() {
+    tpuc_expect::skip_without!(CpuPlugin);
     support::run_all("collectives", collectives::cases());
 }
 
 #[test]
 fn dynamic_shape_ops() {
+    tpuc_expect::skip_without!(CpuPlugin);
     support::run_all("dynamic", dynamic::cases());
 }
 
 #[test]
 fn chlo_ops() {
+    tpuc_expect::skip_without!(CpuPlugin);
     support::run_all("chlo", chlo::cases());
 }
 
 #[test]
 fn locations_and_attributes() {
+    tpuc_expect::skip_without!(CpuPlugin);
     support::run_all("metadata", metadata::cases());
 }
 

@@ -108,6 +108,7 @@ fn run_and_compare(client: &Client, name: &str, label: &str, text: &str) {
 
 #[test]
 fn reprinted_jax_modules_run_on_xla_cpu_and_match_jax() {
+    tpuc_expect::skip_without!(CpuPlugin);
     let client = client();
     for name in ["transformer_block", "cnn_bits", "control_flow"] {
         for source in ["pretty", "generic"] {

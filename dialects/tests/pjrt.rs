@@ -50,6 +50,7 @@ fn printed_forms(module: &Module) -> Vec<(&'static str, String)> {
 
 #[test]
 fn cpu_plugin_compiles_every_fixture_in_every_form() {
+    tpuc_expect::skip_without!(CpuPlugin);
     let client = cpu_client();
     let mut failures = Vec::new();
     for (name, module) in common::fixtures() {
@@ -65,6 +66,7 @@ fn cpu_plugin_compiles_every_fixture_in_every_form() {
 
 #[test]
 fn tpu_plugin_compiles_the_fixtures() {
+    tpuc_expect::skip_without!(TpuPlugin);
     let topology = plugin(PluginKind::Tpu).topology("v5e:2x2").unwrap();
     let mut failures = Vec::new();
     for (name, module) in common::fixtures() {
@@ -84,6 +86,7 @@ fn tpu_plugin_compiles_the_fixtures() {
 /// lowering must know.
 #[test]
 fn dynamic_conv_parses_but_xla_cannot_translate_it() {
+    tpuc_expect::skip_without!(CpuPlugin);
     let client = cpu_client();
     let module = common::dynamic_conv();
     verify(&module).unwrap();
@@ -103,6 +106,7 @@ fn dynamic_conv_parses_but_xla_cannot_translate_it() {
 /// The bytes XLA produces for each constant equal our little-endian data.
 #[test]
 fn constants_round_trip_through_xla() {
+    tpuc_expect::skip_without!(CpuPlugin);
     let client = cpu_client();
     let module = common::constants();
     let text = print::generic(&module, &PrintOptions::default());
@@ -131,6 +135,7 @@ fn expand(ty: &TensorType, data: &DenseElements) -> Vec<u8> {
 /// XLA computes the mlp fixture as a host reference does.
 #[test]
 fn mlp_numerics_match_a_host_reference() {
+    tpuc_expect::skip_without!(CpuPlugin);
     let client = cpu_client();
     let text = print::pretty(&common::mlp(), &PrintOptions::default());
     let exe = client

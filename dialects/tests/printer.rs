@@ -2,6 +2,8 @@
 
 mod common;
 
+use tpuc_expect::expect_file;
+
 use tpuc_ir::{
     BinaryOp, DenseElements, ElementType, FunctionBuilder, LocationStyle, Module, PrintOptions,
     TensorType, Visibility, print,
@@ -11,31 +13,53 @@ fn strip() -> PrintOptions {
     PrintOptions::default()
 }
 
+/// The reviewed output `name`: `tests/snapshots/printer/NAME.txt` (`BLESS=1` rewrites it).
+fn snapshot(name: &str) -> std::path::PathBuf {
+    std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/snapshots/printer")
+        .join(format!("{name}.txt"))
+}
+
 #[test]
 fn mlp_generic() {
-    insta::assert_snapshot!(print::generic(&common::mlp(), &strip()));
+    expect_file(
+        snapshot("mlp_generic"),
+        &print::generic(&common::mlp(), &strip()),
+    );
 }
 
 #[test]
 fn mlp_pretty_with_location_aliases() {
     let options = PrintOptions::with_locations(LocationStyle::Aliases);
-    insta::assert_snapshot!(print::pretty(&common::mlp(), &options));
+    expect_file(
+        snapshot("mlp_pretty_with_location_aliases"),
+        &print::pretty(&common::mlp(), &options),
+    );
 }
 
 #[test]
 fn mlp_pretty_with_inline_locations() {
     let options = PrintOptions::with_locations(LocationStyle::Inline);
-    insta::assert_snapshot!(print::pretty(&common::mlp(), &options));
+    expect_file(
+        snapshot("mlp_pretty_with_inline_locations"),
+        &print::pretty(&common::mlp(), &options),
+    );
 }
 
 #[test]
 fn control_flow_pretty() {
-    insta::assert_snapshot!(print::pretty(&common::control(), &strip()));
+    expect_file(
+        snapshot("control_flow_pretty"),
+        &print::pretty(&common::control(), &strip()),
+    );
 }
 
 #[test]
 fn control_flow_generic() {
-    insta::assert_snapshot!(print::generic(&common::control(), &strip()));
+    expect_file(
+        snapshot("control_flow_generic"),
+        &print::generic(&common::control(), &strip()),
+    );
 }
 
 #[test]
@@ -44,7 +68,7 @@ fn shapes_and_conv_pretty() {
         .iter()
         .map(|m| print::pretty(m, &strip()))
         .collect::<String>();
-    insta::assert_snapshot!(text);
+    expect_file(snapshot("shapes_and_conv_pretty"), &text);
 }
 
 #[test]
@@ -53,7 +77,7 @@ fn sharded_and_collectives_pretty() {
         .iter()
         .map(|m| print::pretty(m, &strip()))
         .collect::<String>();
-    insta::assert_snapshot!(text);
+    expect_file(snapshot("sharded_and_collectives_pretty"), &text);
 }
 
 #[test]
@@ -62,12 +86,15 @@ fn elementwise_and_dynamic_pretty() {
         .iter()
         .map(|m| print::pretty(m, &strip()))
         .collect::<String>();
-    insta::assert_snapshot!(text);
+    expect_file(snapshot("elementwise_and_dynamic_pretty"), &text);
 }
 
 #[test]
 fn constants_pretty() {
-    insta::assert_snapshot!(print::pretty(&common::constants(), &strip()));
+    expect_file(
+        snapshot("constants_pretty"),
+        &print::pretty(&common::constants(), &strip()),
+    );
 }
 
 #[test]

@@ -4,10 +4,18 @@
 mod common;
 
 use common::{f32s, module_of};
+use tpuc_expect::expect_file;
 use tpuc_ir::*;
 
 fn scalar_f32() -> Type {
     TensorType::scalar(ElementType::F32).into()
+}
+
+/// The reviewed output `name`: `tests/snapshots/verifier/NAME.txt` (`BLESS=1` rewrites it).
+fn snapshot(name: &str) -> std::path::PathBuf {
+    std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/snapshots/verifier")
+        .join(format!("{name}.txt"))
 }
 
 fn vec4() -> Type {
@@ -646,7 +654,10 @@ fn verifier_reports_every_error_with_its_op_and_location() {
         ]
     );
     // The user's file is not on disk: the location is printed as `file:line`, without a snippet.
-    insta::assert_snapshot!(render(&errors.with_user_sources()));
+    expect_file(
+        snapshot("verifier_reports_every_error_with_its_op_and_location"),
+        &render(&errors.with_user_sources()),
+    );
 }
 
 #[test]
@@ -661,7 +672,10 @@ fn verifier_errors_show_the_users_source_line_when_the_file_exists() {
     let file = file.to_str().unwrap();
     let errors = verify_errors(&three_broken_ops(file)).with_user_sources();
     // Lines 3, 4 and 5 of the file, one under each error.
-    insta::assert_snapshot!(render(&errors).replace(file, "[dir]/model.py"));
+    expect_file(
+        snapshot("verifier_errors_show_the_users_source_line_when_the_file_exists"),
+        &render(&errors).replace(file, "[dir]/model.py"),
+    );
 }
 
 #[test]
@@ -676,7 +690,10 @@ func.func @main(%a: tensor<2xf32>) -> tensor<3xf32> {
     let (module, spans) = parse::parse_module_with_spans(text).unwrap();
     let errors = verify_errors(&module).with_module_text("bad.mlir", text, &spans);
     assert_eq!(errors.errors().len(), 2, "{errors}");
-    insta::assert_snapshot!(render(&errors));
+    expect_file(
+        snapshot("verifier_errors_label_the_op_in_the_module_text"),
+        &render(&errors),
+    );
 }
 
 #[test]

@@ -128,6 +128,7 @@ fn f64s(bytes: &[u8]) -> Vec<f64> {
 
 #[test]
 fn legalized_chlo_computes_what_xla_computes() {
+    tpuc_expect::skip_without!(CpuPlugin);
     let client = cpu_client();
     let mut failures = Vec::new();
     for fixture in chlo_fixtures() {

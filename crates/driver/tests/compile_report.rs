@@ -16,6 +16,7 @@ const OUTPUT_BYTES: i64 = 64 * 256 * 4;
 
 #[test]
 fn a_tpu_compile_reports_time_memory_and_cost() {
+    tpuc_expect::skip_without!(TpuPlugin);
     let target: Target = "tpu:v5e:2x2".parse().unwrap();
     let (time, report) = compile_module_report(MATMUL, &target, &PluginPaths::default()).unwrap();
     assert!(!time.is_zero());
@@ -31,6 +32,7 @@ fn a_tpu_compile_reports_time_memory_and_cost() {
 
 #[test]
 fn a_cpu_compile_reports_memory_only() {
+    tpuc_expect::skip_without!(CpuPlugin);
     let (time, report) =
         compile_module_report(MATMUL, &Target::Cpu { devices: 1 }, &PluginPaths::default())
             .unwrap();
@@ -43,6 +45,7 @@ fn a_cpu_compile_reports_memory_only() {
 
 #[test]
 fn a_module_the_plugin_rejects_is_an_error_with_its_message() {
+    tpuc_expect::skip_without!(CpuPlugin);
     let broken = MATMUL.replace("stablehlo.dot_general", "stablehlo.frobnicate");
     let error = compile_module_report(
         &broken,

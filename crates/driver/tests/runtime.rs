@@ -30,6 +30,7 @@ fn module() -> Module {
 
 #[test]
 fn hand_built_module_runs_with_borrowed_arguments() {
+    tpuc_expect::skip_without!(CpuPlugin);
     let runtime = Runtime::cpu(None).unwrap();
     let executable = runtime.compile_module(&module()).unwrap();
 
@@ -79,6 +80,7 @@ fn hand_built_module_runs_with_borrowed_arguments() {
 
 #[test]
 fn wrong_arguments_and_bad_text_are_errors() {
+    tpuc_expect::skip_without!(CpuPlugin);
     let runtime = Runtime::cpu(None).unwrap();
     let executable = runtime.compile_module(&module()).unwrap();
     let short = HostTensor {

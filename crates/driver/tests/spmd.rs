@@ -102,6 +102,7 @@ fn assert_matches_eager(name: &str, prepared: &Prepared, devices: usize) {
 /// by output features (q/k/v, gate/up) and input features (o, down); logits batch-sharded.
 #[test]
 fn llama_on_a_2x2_mesh_matches_eager() {
+    tpuc_expect::skip_without!(CpuPlugin);
     let mut prepared = prepared("llama");
     annotate(
         &mut prepared,
@@ -133,6 +134,7 @@ fn llama_on_a_2x2_mesh_matches_eager() {
 /// devices, everything else replicated.
 #[test]
 fn a_dimension_over_two_axes_matches_eager() {
+    tpuc_expect::skip_without!(CpuPlugin);
     let mut prepared = prepared("llama");
     annotate(
         &mut prepared,
@@ -155,11 +157,13 @@ fn a_dimension_over_two_axes_matches_eager() {
 
 #[test]
 fn the_one_device_run_matches_eager() {
+    tpuc_expect::skip_without!(CpuPlugin);
     assert_matches_eager("llama", &prepared("llama"), 1);
 }
 
 #[test]
 fn an_executable_for_fewer_devices_than_the_mesh_is_refused() {
+    tpuc_expect::skip_without!(CpuPlugin);
     let mut prepared = prepared("mlp");
     annotate(
         &mut prepared,

@@ -47,6 +47,7 @@ fn bytes_of<T: HostElement>(values: &[T]) -> Vec<u8> {
 
 #[test]
 fn plugin_reports_its_versions() {
+    tpuc_expect::skip_without!(CpuPlugin);
     let plugin = cpu();
     assert!(
         plugin.api_version().minor >= 113,
@@ -66,6 +67,7 @@ fn plugin_reports_its_versions() {
 
 #[test]
 fn dot_add_tanh_match_the_host_reference() {
+    tpuc_expect::skip_without!(CpuPlugin);
     let client = cpu().cpu_client(1).unwrap();
     let started = Instant::now();
     let exe = client
@@ -94,6 +96,7 @@ fn dot_add_tanh_match_the_host_reference() {
 /// no copy, and the program computes from them; copied bytes live elsewhere.
 #[test]
 fn aligned_host_bytes_are_used_in_place() {
+    tpuc_expect::skip_without!(CpuPlugin);
     let client = cpu().cpu_client(1).unwrap();
     let exe = client
         .compile(&Program::mlir(DENSE_TANH), &CompileOptions::new())
@@ -136,6 +139,7 @@ fn aligned_host_bytes_are_used_in_place() {
 /// transpose, and back.
 #[test]
 fn every_dtype_round_trips_through_a_transpose() {
+    tpuc_expect::skip_without!(CpuPlugin);
     let client = cpu().cpu_client(1).unwrap();
     let f16_bits: [u16; 6] = [0x3C00, 0xC000, 0x3800, 0x0000, 0x7BFF, 0x0001];
     let bf16_bits: [u16; 6] = [0x3F80, 0xC000, 0x3F00, 0x0000, 0x7F7F, 0x4049];
@@ -237,6 +241,7 @@ fn every_dtype_round_trips_through_a_transpose() {
 /// Arithmetic in narrow and wrapping types gives the bits the types define.
 #[test]
 fn narrow_type_arithmetic() {
+    tpuc_expect::skip_without!(CpuPlugin);
     let client = cpu().cpu_client(1).unwrap();
     let bf16 = |values: &[f32]| -> Vec<u8> {
         bytes_of(
@@ -311,6 +316,7 @@ fn narrow_type_arithmetic() {
 
 #[test]
 fn serialized_executables_reload_and_give_the_same_numbers() {
+    tpuc_expect::skip_without!(CpuPlugin);
     let client = cpu().cpu_client(1).unwrap();
     let exe = client
         .compile(&Program::mlir(DENSE_TANH), &CompileOptions::new())
@@ -352,6 +358,7 @@ fn serialized_executables_reload_and_give_the_same_numbers() {
 
 #[test]
 fn output_counts_types_and_dims() {
+    tpuc_expect::skip_without!(CpuPlugin);
     let client = cpu().cpu_client(1).unwrap();
     let text = r#"
 func.func @main(%x: tensor<2x2xf32>, %n: tensor<3xi32>) -> (tensor<2x2xf32>, tensor<3xi32>, tensor<i1>) {
@@ -397,6 +404,7 @@ func.func @main(%x: tensor<2x2xf32>, %n: tensor<3xi32>) -> (tensor<2x2xf32>, ten
 /// shards of the result put together equal the 1-device run.
 #[test]
 fn two_device_spmd_with_shardy_matches_one_device() {
+    tpuc_expect::skip_without!(CpuPlugin);
     let plugin = cpu();
     let sharded = r#"
 module @dense attributes {mhlo.num_partitions = 2 : i32, mhlo.num_replicas = 1 : i32} {
@@ -455,6 +463,7 @@ func.func @main(%x: tensor<4x3xf32>, %w: tensor<3x2xf32>) -> tensor<4x2xf32> {
 
 #[test]
 fn parse_errors_carry_the_plugin_message_with_line_and_column() {
+    tpuc_expect::skip_without!(CpuPlugin);
     let client = cpu().cpu_client(1).unwrap();
     let text = "func.func @main(%x: tensor<2xf32>) -> tensor<2xf32> {\n  \
                 %y = stablehlo.add %x, %nope : tensor<2xf32>\n  \
@@ -489,6 +498,7 @@ fn invalid<T: std::fmt::Debug>(result: tpuc_pjrt::Result<T>) -> String {
 
 #[test]
 fn bad_arguments_are_rejected_before_the_plugin() {
+    tpuc_expect::skip_without!(CpuPlugin);
     let client = cpu().cpu_client(2).unwrap();
     let message = invalid(client.buffer_from_host(&[0; 12], ElementType::F32, &[2, 2], 0));
     assert!(message.contains("must be 16 bytes, got 12"), "{message}");
@@ -513,6 +523,7 @@ fn bad_arguments_are_rejected_before_the_plugin() {
 
 #[test]
 fn plugin_side_execute_errors_are_reported() {
+    tpuc_expect::skip_without!(CpuPlugin);
     let client = cpu().cpu_client(1).unwrap();
     let exe = client
         .compile(&Program::mlir(DENSE_TANH), &CompileOptions::new())
@@ -535,6 +546,7 @@ fn plugin_side_execute_errors_are_reported() {
 
 #[test]
 fn an_executable_view_outlives_its_loaded_executable() {
+    tpuc_expect::skip_without!(CpuPlugin);
     let client = cpu().cpu_client(1).unwrap();
     let loaded = client
         .compile(&Program::mlir(DENSE_TANH), &CompileOptions::new())

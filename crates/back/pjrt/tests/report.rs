@@ -26,6 +26,7 @@ const OUTPUT_BYTES: i64 = M * N * F32_BYTES;
 
 #[test]
 fn libtpu_reports_memory_and_cost_of_an_aot_compile() {
+    tpuc_expect::skip_without!(TpuPlugin);
     let topology = tpu().topology("v5e:2x2").unwrap();
     let exe = topology
         .compile(&Program::mlir(MATMUL_TANH), &CompileOptions::new())
@@ -64,6 +65,7 @@ fn libtpu_reports_memory_and_cost_of_an_aot_compile() {
 
 #[test]
 fn libtpu_reports_one_devices_share_of_a_sharded_program() {
+    tpuc_expect::skip_without!(TpuPlugin);
     let topology = tpu().topology("v5e:2x2").unwrap();
     let options = CompileOptions::new()
         .partition_devices(&[0, 1, 2, 3])
@@ -82,6 +84,7 @@ fn libtpu_reports_one_devices_share_of_a_sharded_program() {
 
 #[test]
 fn xla_cpu_reports_memory_but_no_cost_analysis() {
+    tpuc_expect::skip_without!(CpuPlugin);
     let client = cpu().cpu_client(1).unwrap();
     let loaded = client
         .compile(&Program::mlir(MATMUL_TANH), &CompileOptions::new())

@@ -48,6 +48,7 @@ fn round(plugin: &'static Plugin, iteration: usize) {
 
 #[test]
 fn repeated_clients_compiles_and_executions_do_not_grow_memory() {
+    tpuc_expect::skip_without!(CpuPlugin);
     let plugin = cpu();
     // Warm up: the first rounds fill the plugin's one-time caches and thread pools.
     for iteration in 0..3 {

@@ -20,6 +20,7 @@ func.func @main(%x: tensor<8x16xf32>, %w: tensor<16x4xf32>) -> tensor<4xf32> {
 
 #[test]
 fn plugin_and_topology_report_themselves() {
+    tpuc_expect::skip_without!(TpuPlugin);
     let plugin = tpu();
     assert!(
         plugin.api_version().minor >= 113,
@@ -42,6 +43,7 @@ fn plugin_and_topology_report_themselves() {
 
 #[test]
 fn compiles_for_two_topologies_without_a_tpu() {
+    tpuc_expect::skip_without!(TpuPlugin);
     let plugin = tpu();
     for name in ["v5e:2x2", "v6e:2x2"] {
         let topology = plugin.topology(name).unwrap();
@@ -61,6 +63,7 @@ fn compiles_for_two_topologies_without_a_tpu() {
 
 #[test]
 fn four_way_spmd_with_shardy_for_v5e_2x2() {
+    tpuc_expect::skip_without!(TpuPlugin);
     let topology = tpu().topology("v5e:2x2").unwrap();
     let options = CompileOptions::new()
         .partition_devices(&[0, 1, 2, 3])
@@ -82,6 +85,7 @@ fn four_way_spmd_with_shardy_for_v5e_2x2() {
 
 #[test]
 fn errors_come_back_with_the_plugin_message() {
+    tpuc_expect::skip_without!(TpuPlugin);
     let plugin = tpu();
     let error = plugin.topology("v5litepod-8").unwrap_err();
     assert!(matches!(

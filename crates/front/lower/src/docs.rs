@@ -7,7 +7,7 @@ pub fn ops_markdown() -> String {
     let mut out = String::from(
         "# Supported ops\n\n\
          Generated from tpuc-lower's op registry; do not edit. Regenerate with\n\
-         `UPDATE_OPS_DOC=1 cargo test -p tpuc-lower --test ops_doc`.\n\n\
+         `BLESS=1 cargo test -p tpuc-lower --test ops_doc`.\n\n\
          Arguments torch.export does not serialize take the defaults of these signatures.\n\
          How torch's own OpInfo samples fare, op by op and dtype by dtype (up to 4 float32\n\
          samples per OpInfo, and up to 2 in each of bfloat16, float16, int64 or int32, and bool\n\

@@ -22,7 +22,7 @@
 //! (`Tensor(a!)`) is rebound to the result in its alias set, or to the value the lowering
 //! reported with `Cx::write` (running statistics), and so is the tensor it aliases. Every result is checked
 //! against the shape and dtype torch recorded. Add a case to `ops/tests.rs` (run on XLA:CPU)
-//! and regenerate `docs/ops.md` with `UPDATE_OPS_DOC=1 cargo test -p tpuc-lower --test ops_doc`.
+//! and regenerate `docs/ops.md` with `BLESS=1 cargo test -p tpuc-lower --test ops_doc`.
 
 mod args;
 mod cx;

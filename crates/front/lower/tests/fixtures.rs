@@ -4,9 +4,15 @@
 use std::fmt::Write;
 use std::path::PathBuf;
 
+use tpuc_expect::expect_file;
 use tpuc_ir::{PrintOptions, print};
 use tpuc_lower::{LowerOptions, Lowered, lower};
 use tpuc_pt2::Archive;
+
+/// The reviewed output `name`: `tests/snapshots/fixtures/NAME.txt` (`BLESS=1` rewrites it).
+fn snapshot(name: &str) -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join(format!("tests/snapshots/fixtures/{name}.txt"))
+}
 
 fn models_dir() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../testdata/models")
@@ -83,7 +89,7 @@ macro_rules! fixtures {
                 let text = render(&lowered);
                 check_tight($file, &text);
                 check_arg_names(&lowered);
-                insta::assert_snapshot!(stringify!($test), text);
+                expect_file(snapshot(stringify!($test)), &text);
             }
         )+
     };

@@ -1,20 +1,14 @@
-//! `docs/ops.md` must list exactly what the registry supports.
+//! `docs/ops.md` must list exactly what the registry supports; regenerate it with
+//! `BLESS=1 cargo test -p tpuc-lower --test ops_doc`.
 
 use std::path::PathBuf;
+
+use tpuc_expect::expect_file;
 
 #[test]
 fn ops_doc_is_current() {
     let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../docs/ops.md");
-    let expected = tpuc_lower::ops_markdown();
-    if std::env::var_os("UPDATE_OPS_DOC").is_some() {
-        std::fs::write(&path, &expected).expect("write docs/ops.md");
-        return;
-    }
-    let committed = std::fs::read_to_string(&path).unwrap_or_default();
-    assert!(
-        committed == expected,
-        "docs/ops.md is stale; regenerate it with `UPDATE_OPS_DOC=1 cargo test -p tpuc-lower --test ops_doc`"
-    );
+    expect_file(path, &tpuc_lower::ops_markdown());
 }
 
 #[test]

@@ -90,7 +90,7 @@ pub const REGISTRY: &[Knob] = &[
     ),
     ignored(
         "BLESS",
-        "tests only: rewrite the expected output of the pass file tests",
+        "tests only: rewrite expected outputs (snapshots, file tests, generated docs) instead of comparing with them",
         "tests read it; tpuc never does",
     ),
     ignored(
@@ -168,9 +168,19 @@ pub const REGISTRY: &[Knob] = &[
         "a signature is stored next to an entry, never part of what it is compiled from",
     ),
     ignored(
+        "TPUC_SKIP_LOG",
+        "test-only: the file the no-plugins tier appends the skipped tests to",
+        "read by tests, never by tpuc",
+    ),
+    ignored(
         "TPUC_TEST_PAUSE_BEFORE_COMMIT",
         "test-only, debug builds: hold a staged cache entry this many milliseconds",
         "it delays a write, never changes one",
+    ),
+    ignored(
+        "TPUC_TEST_TIER",
+        "test-only: `no-plugins` skips (and lists) the tests that need a plugin or the S3 test server",
+        "read by tests, never by tpuc",
     ),
     ignored(
         "TPUC_TRUST_KEYS",
@@ -202,11 +212,6 @@ pub const REGISTRY: &[Knob] = &[
         "TPU_WORKER_ID",
         "this host's index in a multi-host slice (libtpu sets it when it loads)",
         "compile-only use runs on one host",
-    ),
-    ignored(
-        "UPDATE_OPS_DOC",
-        "test-only: rewrite docs/ops.md instead of comparing with it",
-        "read by tests, never by tpuc",
     ),
     ignored(
         "XDG_CACHE_HOME",

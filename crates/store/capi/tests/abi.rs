@@ -97,6 +97,7 @@ fn ctypes(cache: &Path, key: &str) -> Command {
 
 #[test]
 fn c_and_ctypes_read_the_entry_as_the_manifest_says() {
+    tpuc_expect::skip_without!(CpuPlugin);
     let (cache, key) = cache_with_entry();
     let out = tempfile::tempdir().unwrap();
     let check = compile_c_check(out.path());
@@ -147,6 +148,7 @@ fn c_and_ctypes_read_the_entry_as_the_manifest_says() {
 
 #[test]
 fn a_damaged_or_missing_entry_is_refused() {
+    tpuc_expect::skip_without!(CpuPlugin);
     let (cache, key) = cache_with_entry();
     let out = tempfile::tempdir().unwrap();
     let check = compile_c_check(out.path());
@@ -172,6 +174,7 @@ fn a_damaged_or_missing_entry_is_refused() {
 
 #[test]
 fn a_runtime_finds_the_smallest_bucket_for_a_request() {
+    tpuc_expect::skip_without!(CpuPlugin);
     let dir = tempfile::tempdir().unwrap();
     let model = crate_dir().join("../../../testdata/models/dyn_seq.pt2");
     let options = tpuc_driver::Options::default();
@@ -224,6 +227,7 @@ fn a_runtime_finds_the_smallest_bucket_for_a_request() {
 
 #[test]
 fn a_sharded_entry_gives_each_argument_its_axes() {
+    tpuc_expect::skip_without!(CpuPlugin);
     let dir = tempfile::tempdir().unwrap();
     let model = crate_dir().join("../../../testdata/models/mlp.pt2");
     let mut options = tpuc_driver::Options::default();

@@ -126,6 +126,7 @@ fn an_upload_cut_short_is_an_error() {
 
 #[test]
 fn a_killed_server_degrades_every_operation_to_an_error() {
+    tpuc_expect::skip_without!(S3Server);
     let server = S3Server::start();
     let store = RemoteStore::open(&server.bucket("killed", "c"), &server.options()).unwrap();
     store
@@ -146,6 +147,7 @@ fn a_killed_server_degrades_every_operation_to_an_error() {
 
 #[test]
 fn a_server_killed_during_an_upload_ends_the_upload_in_bounded_time() {
+    tpuc_expect::skip_without!(S3Server);
     let server = S3Server::start();
     let store = RemoteStore::open(&server.bucket("killed-mid", "c"), &server.options()).unwrap();
     let payload = Bytes::from(vec![3u8; 256 * 1024 * 1024]);

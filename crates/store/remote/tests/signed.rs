@@ -63,6 +63,7 @@ fn hit(tier: &SharedTier, manifest: &Manifest) -> (Envelope, Vec<u8>) {
 
 #[test]
 fn a_signed_entry_is_fetched_with_its_signature_by_those_who_trust_its_key() {
+    tpuc_expect::skip_without!(S3Server);
     let bucket = Bucket::new();
     let publisher = SecretKey::generate().unwrap();
     let executable = b"signed executable".to_vec();
@@ -81,6 +82,7 @@ fn a_signed_entry_is_fetched_with_its_signature_by_those_who_trust_its_key() {
 
 #[test]
 fn unsigned_entries_are_rejected_by_a_reader_with_trusted_keys_only() {
+    tpuc_expect::skip_without!(S3Server);
     let bucket = Bucket::new();
     let executable = b"unsigned executable".to_vec();
     let manifest = manifest_for(&executable, "cpu:1");
@@ -100,6 +102,7 @@ fn unsigned_entries_are_rejected_by_a_reader_with_trusted_keys_only() {
 /// rejects it; a reader without gets B's executable, as it always did.
 #[test]
 fn a_manifest_naming_another_entrys_executable_is_rejected_signed_or_not() {
+    tpuc_expect::skip_without!(S3Server);
     let bucket = Bucket::new();
     let publisher = SecretKey::generate().unwrap();
     let (exe_a, exe_b) = (b"executable of A".to_vec(), b"executable of B!".to_vec());
@@ -153,6 +156,7 @@ fn a_manifest_naming_another_entrys_executable_is_rejected_signed_or_not() {
 
 #[test]
 fn a_damaged_or_oversized_signature_is_rejected_with_trust_and_dropped_without() {
+    tpuc_expect::skip_without!(S3Server);
     let bucket = Bucket::new();
     let publisher = SecretKey::generate().unwrap();
     let executable = b"executable".to_vec();

@@ -15,6 +15,7 @@ fn sha256(bytes: &[u8]) -> [u8; 32] {
 
 #[test]
 fn an_entry_is_created_once_and_never_overwritten() {
+    tpuc_expect::skip_without!(S3Server);
     let server = S3Server::start();
     let store =
         RemoteStore::open(&server.bucket("create-once", "cache"), &server.options()).unwrap();
@@ -47,6 +48,7 @@ fn an_entry_is_created_once_and_never_overwritten() {
 
 #[test]
 fn absent_keys_read_as_none() {
+    tpuc_expect::skip_without!(S3Server);
     let server = S3Server::start();
     let store = RemoteStore::open(&server.bucket("absent", "p"), &server.options()).unwrap();
     assert_eq!(store.get("entries/none", ANY_SIZE).unwrap(), None);
@@ -62,6 +64,7 @@ fn absent_keys_read_as_none() {
 
 #[test]
 fn two_stores_on_one_bucket_share_entries_under_the_same_prefix_only() {
+    tpuc_expect::skip_without!(S3Server);
     let server = S3Server::start();
     let url = server.bucket("shared", "team/v1");
     let writer = RemoteStore::open(&url, &server.options()).unwrap();
@@ -80,6 +83,7 @@ fn two_stores_on_one_bucket_share_entries_under_the_same_prefix_only() {
 
 #[test]
 fn list_returns_sorted_keys_relative_to_the_prefix() {
+    tpuc_expect::skip_without!(S3Server);
     let server = S3Server::start();
     let store = RemoteStore::open(&server.bucket("listing", "cache"), &server.options()).unwrap();
     let outside = RemoteStore::open("s3://listing/elsewhere", &server.options()).unwrap();
@@ -115,6 +119,7 @@ fn list_returns_sorted_keys_relative_to_the_prefix() {
 
 #[test]
 fn verified_reads_refuse_a_digest_mismatch() {
+    tpuc_expect::skip_without!(S3Server);
     let server = S3Server::start();
     let store = RemoteStore::open(&server.bucket("verify", "c"), &server.options()).unwrap();
     let payload = b"payload whose digest the cache knows";
@@ -146,6 +151,7 @@ fn verified_reads_refuse_a_digest_mismatch() {
 
 #[test]
 fn read_only_stores_read_but_refuse_writes() {
+    tpuc_expect::skip_without!(S3Server);
     let server = S3Server::start();
     let url = server.bucket("read-only", "c");
     let writer = RemoteStore::open(&url, &server.options()).unwrap();
@@ -173,6 +179,7 @@ fn read_only_stores_read_but_refuse_writes() {
 
 #[test]
 fn concurrent_creators_of_one_key_all_succeed_and_agree() {
+    tpuc_expect::skip_without!(S3Server);
     let server = S3Server::start();
     let url = server.bucket("race", "c");
     let shared = Arc::new(RemoteStore::open(&url, &server.options()).unwrap());
@@ -209,6 +216,7 @@ fn concurrent_creators_of_one_key_all_succeed_and_agree() {
 
 #[test]
 fn a_read_is_refused_past_its_bound_and_within_its_bound_is_whole() {
+    tpuc_expect::skip_without!(S3Server);
     let server = S3Server::start();
     let store = RemoteStore::open(&server.bucket("bounded", "c"), &server.options()).unwrap();
     let payload = Bytes::from(vec![5u8; 64 * 1024]);
@@ -229,6 +237,7 @@ fn a_read_is_refused_past_its_bound_and_within_its_bound_is_whole() {
 
 #[test]
 fn large_entries_round_trip() {
+    tpuc_expect::skip_without!(S3Server);
     let server = S3Server::start();
     let store = RemoteStore::open(&server.bucket("large", "c"), &server.options()).unwrap();
     let payload: Bytes = (0..32 * 1024 * 1024u32)
@@ -248,6 +257,7 @@ fn large_entries_round_trip() {
 
 #[test]
 fn wrong_credentials_are_denied_with_help() {
+    tpuc_expect::skip_without!(S3Server);
     let server = S3Server::start();
     let url = server.bucket("denied", "c");
     let mut options = server.options();
@@ -268,6 +278,7 @@ fn wrong_credentials_are_denied_with_help() {
 
 #[test]
 fn malformed_keys_are_refused_before_any_request() {
+    tpuc_expect::skip_without!(S3Server);
     let server = S3Server::start();
     let store = RemoteStore::open(&server.bucket("keys", "c"), &server.options()).unwrap();
     for key in ["", "/a", "a//b", "a/../b", "a/"] {
@@ -281,6 +292,7 @@ fn malformed_keys_are_refused_before_any_request() {
 
 #[test]
 fn check_tells_a_missing_bucket_from_a_working_one() {
+    tpuc_expect::skip_without!(S3Server);
     let server = S3Server::start();
     let present = RemoteStore::open(&server.bucket("present", "c"), &server.options()).unwrap();
     present.check().unwrap();

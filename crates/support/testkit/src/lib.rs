@@ -43,7 +43,14 @@ pub struct S3Server {
 
 impl S3Server {
     /// Installs the server once per test process (a no-op when present) and starts it.
+    /// In the no-plugins tier it panics instead: the test should have been skipped with
+    /// `tpuc_expect::skip_without!(S3Server)`.
     pub fn start() -> S3Server {
+        assert!(
+            !tpuc_expect::tier::no_plugins(),
+            "this test needs the S3 test server, which the no-plugins tier does not install: \
+             begin it with `tpuc_expect::skip_without!(S3Server);`"
+        );
         static INSTALL: Once = Once::new();
         INSTALL.call_once(|| {
             run_script(&["install"]);

@@ -161,6 +161,7 @@ fn assert_f32(got: T, shape: &[i64], want: &[f32]) {
 
 #[test]
 fn integer_floor_division_and_remainder_follow_python() {
+    tpuc_expect::skip_without!(CpuPlugin);
     let a = [7, -7, 7, -7, 6, 0];
     let d = [2, 2, -2, -2, -3, 5];
     let got = run(
@@ -192,6 +193,7 @@ fn integer_floor_division_and_remainder_follow_python() {
 
 #[test]
 fn float_division_modes_and_remainder() {
+    tpuc_expect::skip_without!(CpuPlugin);
     let a = [7.5, -7.5, 7.5, -7.5];
     let d = [2.0, 2.0, -2.0, -2.0];
     let args = || vec![("self", f32s(&[4], &a)), ("other", f32s(&[4], &d))];
@@ -212,6 +214,7 @@ fn float_division_modes_and_remainder() {
 
 #[test]
 fn int_tensor_true_division_gives_float32() {
+    tpuc_expect::skip_without!(CpuPlugin);
     let got = run(
         "div.Tensor",
         vec![("self", i64s(&[3], &[1, 2, 7])), ("other", int(2))],
@@ -226,6 +229,7 @@ fn int_tensor_true_division_gives_float32() {
 
 #[test]
 fn maximum_propagates_nan_and_argmax_takes_the_first_maximum() {
+    tpuc_expect::skip_without!(CpuPlugin);
     let got = run(
         "maximum.default",
         vec![
@@ -249,6 +253,7 @@ fn maximum_propagates_nan_and_argmax_takes_the_first_maximum() {
 
 #[test]
 fn cumsum_gather_and_index() {
+    tpuc_expect::skip_without!(CpuPlugin);
     let got = run(
         "cumsum.default",
         vec![
@@ -288,6 +293,7 @@ fn cumsum_gather_and_index() {
 
 #[test]
 fn scatters() {
+    tpuc_expect::skip_without!(CpuPlugin);
     let x = || f32s(&[2, 3], &[0.0; 6]);
     let got = run(
         "scatter_add.default",
@@ -323,6 +329,7 @@ fn scatters() {
 
 #[test]
 fn layout_ops() {
+    tpuc_expect::skip_without!(CpuPlugin);
     let x = || f32s(&[2, 3], &[1.0, 2.0, 3.0, 4.0, 5.0, 6.0]);
     assert_f32(
         run("tril.default", vec![("self", x())]),
@@ -384,6 +391,7 @@ fn layout_ops() {
 
 #[test]
 fn masked_fill_where_and_clamp() {
+    tpuc_expect::skip_without!(CpuPlugin);
     let got = run(
         "masked_fill.Scalar",
         vec![
@@ -415,6 +423,7 @@ fn masked_fill_where_and_clamp() {
 
 #[test]
 fn activations_match_their_definitions() {
+    tpuc_expect::skip_without!(CpuPlugin);
     let xs = [-2.0f32, -0.5, 0.0, 0.5, 2.0];
     let x = || f32s(&[5], &xs);
     let erf = |v: f64| {
@@ -503,6 +512,7 @@ fn normalize_rows(
 
 #[test]
 fn layer_and_group_norm_standardize_each_row_then_apply_the_affine_parameters() {
+    tpuc_expect::skip_without!(CpuPlugin);
     let xs: Vec<f32> = (0..24).map(|i| ((i * 7) % 11) as f32 * 0.5 - 1.0).collect();
     let weight = [0.5f32, -1.0, 2.0];
     let bias = [0.25f32, 0.0, -1.0];
@@ -547,6 +557,7 @@ fn layer_and_group_norm_standardize_each_row_then_apply_the_affine_parameters() 
 
 #[test]
 fn safe_softmax_zeroes_fully_masked_rows() {
+    tpuc_expect::skip_without!(CpuPlugin);
     let inf = f32::NEG_INFINITY;
     let got = run(
         "_safe_softmax.default",
@@ -569,6 +580,7 @@ fn safe_softmax_zeroes_fully_masked_rows() {
 
 #[test]
 fn attention_broadcasts_one_key_value_head_over_the_query_heads() {
+    tpuc_expect::skip_without!(CpuPlugin);
     // Two query heads of size 1 against one key/value head of two positions (multi-query
     // attention without `enable_gqa`). Head 0: scores [0, 0], weights [1/2, 1/2]; head 1:
     // scores [0, ln 3], weights [1/4, 3/4].
@@ -595,6 +607,7 @@ fn none() -> In {
 
 #[test]
 fn max_and_min_reductions_propagate_nan_wherever_it_is() {
+    tpuc_expect::skip_without!(CpuPlugin);
     let nan = f32::NAN;
     let rows = [
         nan, 1.0, 2.0, 3.0, //
@@ -633,6 +646,7 @@ fn max_and_min_reductions_propagate_nan_wherever_it_is() {
 
 #[test]
 fn sort_is_stable_and_puts_nan_above_every_number() {
+    tpuc_expect::skip_without!(CpuPlugin);
     let nan = f32::NAN;
     let x = || {
         f32s(
@@ -692,6 +706,7 @@ fn sort_is_stable_and_puts_nan_above_every_number() {
 /// index first, like its stable sort.
 #[test]
 fn topk_takes_the_largest_or_smallest_with_ties_in_index_order() {
+    tpuc_expect::skip_without!(CpuPlugin);
     let x = || f32s(&[5], &[1.0, 3.0, 3.0, 1.0, 3.0]);
     let got = run_n("topk.default", vec![("self", x()), ("k", int(2))], 2);
     assert_f32(got[0].clone(), &[2], &[3.0, 3.0]);
@@ -718,6 +733,7 @@ fn topk_takes_the_largest_or_smallest_with_ties_in_index_order() {
 
 #[test]
 fn max_pool_indices_point_into_each_plane() {
+    tpuc_expect::skip_without!(CpuPlugin);
     let nan = f32::NAN;
     // Ties take the first maximum of a window, NaN wins and the last NaN is kept (as torch).
     let got = run_n(
@@ -776,6 +792,7 @@ fn max_pool_indices_point_into_each_plane() {
 
 #[test]
 fn nearest_upsampling_follows_torch_index_rounding() {
+    tpuc_expect::skip_without!(CpuPlugin);
     let x = || f32s(&[1, 1, 1, 3], &[1.0, 2.0, 3.0]);
     // scale 1.5: positions floor(o / 1.5) = 0, 0, 1, 2.
     let got = run(
@@ -811,6 +828,7 @@ fn nearest_upsampling_follows_torch_index_rounding() {
 
 #[test]
 fn bilinear_upsampling_with_and_without_align_corners() {
+    tpuc_expect::skip_without!(CpuPlugin);
     let x = || f32s(&[1, 1, 2, 2], &[1.0, 2.0, 3.0, 4.0]);
     // align_corners: the corners map onto each other, positions o * (2 - 1) / (3 - 1).
     let got = run(
@@ -850,6 +868,7 @@ fn bilinear_upsampling_with_and_without_align_corners() {
 
 #[test]
 fn linear_upsampling_in_one_dimension() {
+    tpuc_expect::skip_without!(CpuPlugin);
     // Size 5 from 2 without align_corners: positions (o + 0.5) * 2 / 5 - 0.5, clamped at 0,
     // i.e. 0, 0.1, 0.5, 0.9 and 1.3 (past the last element: its value).
     let got = run(
@@ -907,6 +926,7 @@ fn conv_transpose_1d_reference(
 
 #[test]
 fn transposed_convolutions_with_output_padding_groups_and_dilation() {
+    tpuc_expect::skip_without!(CpuPlugin);
     let x: Vec<f32> = (0..2 * 4 * 3).map(|i| (i as f32 * 0.37).sin()).collect();
     let w: Vec<f32> = (0..4 * 6 * 2).map(|i| (i as f32 * 0.91).cos()).collect();
     let bias: Vec<f32> = (0..6).map(|i| i as f32 * 0.1 - 0.2).collect();
@@ -974,6 +994,7 @@ fn transposed_convolutions_with_output_padding_groups_and_dilation() {
 
 #[test]
 fn cumprod_and_mish() {
+    tpuc_expect::skip_without!(CpuPlugin);
     let got = run(
         "cumprod.default",
         vec![
@@ -1005,6 +1026,7 @@ fn cumprod_and_mish() {
 
 #[test]
 fn as_strided_reads_the_contiguous_elements_at_offset_plus_index_times_stride() {
+    tpuc_expect::skip_without!(CpuPlugin);
     let xs: Vec<f32> = (0..12).map(|i| i as f32).collect();
     let strided = |size: &[i64], stride: &[i64], offset: i64| {
         run(

@@ -1,0 +1,8 @@
+// RUN: verify
+// ERROR: 5:5: operand element types differ: f32 and i32
+module {
+  func.func @main(%arg0: tensor<4xf32>, %arg1: tensor<4xi32>) -> tensor<4xf32> {
+    %0 = "stablehlo.add"(%arg0, %arg1) : (tensor<4xf32>, tensor<4xi32>) -> tensor<4xf32>
+    return %0 : tensor<4xf32>
+  }
+}

@@ -1,0 +1,8 @@
+// RUN: verify
+// ERROR: 5:5: contracting dimension 1 of lhs has size 3, dimension 0 of rhs 4
+module {
+  func.func @main(%arg0: tensor<2x3xf32>, %arg1: tensor<4x5xf32>) -> tensor<2x5xf32> {
+    %0 = stablehlo.dot_general %arg0, %arg1, contracting_dims = [1] x [0] : (tensor<2x3xf32>, tensor<4x5xf32>) -> tensor<2x5xf32>
+    return %0 : tensor<2x5xf32>
+  }
+}
