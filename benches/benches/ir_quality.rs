@@ -68,9 +68,8 @@ fn print_breakdown(torch_xla: &OpCounts, tpuc: &OpCounts) {
 
 /// What libtpu says of one module: compile seconds and bytes accessed.
 fn tpu_compile(text: &str, target: &Target) -> Result<(f64, f64), String> {
-    let (time, report) =
-        tpuc_driver::compile_module_report(text, target, &PluginPaths::default())
-            .map_err(|e| e.to_string())?;
+    let (time, report) = tpuc_driver::compile_module_report(text, target, &PluginPaths::default())
+        .map_err(|e| e.to_string())?;
     let bytes = report
         .cost
         .and_then(|c| c.bytes_accessed)

@@ -37,9 +37,8 @@ fn cost(
         return Err("the kernel did not replace the composite".to_owned());
     }
     let text = tpuc_ir::print::generic(&module, &Default::default());
-    let (_, report) =
-        tpuc_driver::compile_module_report(&text, target, &PluginPaths::default())
-            .map_err(|e| e.to_string())?;
+    let (_, report) = tpuc_driver::compile_module_report(&text, target, &PluginPaths::default())
+        .map_err(|e| e.to_string())?;
     report.cost.ok_or_else(|| "no cost analysis".to_owned())
 }
 

@@ -1,5 +1,6 @@
 //! `tpuc cache`: list, show, verify, evict and remove compiled executables.
 
+use crate::render::{human_size, print_json};
 use std::path::PathBuf;
 use std::time::{Duration, SystemTime};
 
@@ -315,10 +316,10 @@ pub fn run(args: &Args) -> Result<std::process::ExitCode> {
                 }
             }
             if !report.corrupt.is_empty() {
-                return Ok(std::process::ExitCode::from(crate::compile::CACHE_CORRUPT));
+                return Ok(std::process::ExitCode::from(crate::exit::CACHE_CORRUPT));
             }
             if !report.untrusted.is_empty() {
-                return Ok(std::process::ExitCode::from(CACHE_UNTRUSTED));
+                return Ok(std::process::ExitCode::from(crate::exit::CACHE_UNTRUSTED));
             }
         }
         CacheCommand::Gc { max_size } => {
@@ -383,9 +384,6 @@ pub fn run(args: &Args) -> Result<std::process::ExitCode> {
     Ok(std::process::ExitCode::SUCCESS)
 }
 
-/// Exit code of `tpuc cache verify --trust-key` when an entry is not signed by a trusted key.
-pub const CACHE_UNTRUSTED: u8 = 5;
-
 /// `tpuc cache keygen FILE`: the secret key to FILE (0600, never over an existing file), the
 /// public key to FILE.pub; prints the public half only.
 fn keygen(file: &std::path::Path, json: bool) -> Result<std::process::ExitCode> {
@@ -434,25 +432,4 @@ fn summary(entry: &EntryInfo) -> serde_json::Value {
         "size": entry.size,
         "last_used_unix": entry.last_used_unix,
     })
-}
-
-pub fn print_json(value: &serde_json::Value) -> Result<()> {
-    println!("{}", serde_json::to_string_pretty(value).into_diagnostic()?);
-    Ok(())
-}
-
-/// `76.5 KB`, `1.2 GB` (powers of 1024).
-pub fn human_size(bytes: u64) -> String {
-    const UNITS: [&str; 5] = ["B", "KB", "MB", "GB", "TB"];
-    let mut value = bytes as f64;
-    let mut unit = 0;
-    while value >= 1024.0 && unit + 1 < UNITS.len() {
-        value /= 1024.0;
-        unit += 1;
-    }
-    if unit == 0 {
-        format!("{bytes} B")
-    } else {
-        format!("{value:.1} {}", UNITS[unit])
-    }
 }

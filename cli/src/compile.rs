@@ -9,11 +9,9 @@ use tpuc_driver::{ExecutableReport, Origin, PluginPaths, Target};
 use tpuc_prewarm::PlanOptions;
 
 use crate::Format;
-use crate::cache::{CacheArgs, RemoteArgs, human_size, print_json};
+use crate::cache::{CacheArgs, RemoteArgs};
 use crate::lower::LoweringArgs;
-
-/// Exit code of `tpuc cache verify` when it found corrupt entries.
-pub const CACHE_CORRUPT: u8 = 4;
+use crate::render::{human_size, print_json};
 
 /// Explicit plugin libraries; shared by the commands that load plugins.
 #[derive(clap::Args)]

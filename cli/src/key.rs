@@ -12,8 +12,8 @@ use tpuc_driver::{Keys, Target};
 use tpuc_prewarm::PlanOptions;
 
 use crate::Format;
-use crate::cache::print_json;
 use crate::compile::TargetedArgs;
+use crate::render::print_json;
 
 #[derive(clap::Args)]
 pub struct Args {

@@ -242,7 +242,7 @@ fn print_shard_report(report: &tpuc_passes::sharding::ShardReport, format: Forma
             eprintln!("{}", serde_json::to_string_pretty(&json).into_diagnostic()?);
         }
         Format::Text => {
-            let size = crate::cache::human_size;
+            let size = crate::render::human_size;
             eprintln!(
                 "sharding: mesh {} ({} devices)",
                 report.assignment.mesh, memory.devices

@@ -6,12 +6,14 @@ mod cache;
 mod cache_export;
 mod compile;
 mod diagnostics;
+mod exit;
 mod inspect;
 mod key;
 mod lower;
 mod opt;
 mod passes;
 mod prewarm;
+mod render;
 mod run;
 mod targets;
 

@@ -13,8 +13,8 @@ pub struct PassArgs {
     /// `canonicalize,cse,canonicalize,cse,dce,prune-args` (after `chlo-legalize` for `.mlir`
     /// input); for `opt`: `chlo-legalize`. `--kernels` and `--shard` add their own passes
     /// (`kernels`, `shard`, `sharding-propagate`) after these.
-    #[arg(long, value_name = "PASS,...")]
-    passes: Option<String>,
+    #[arg(long, value_name = "PASS,...", value_parser = parse_passes)]
+    passes: Option<PassList>,
     /// Outline attention, norms, activations, rotary embeddings, softmax and top-k routing into
     /// `stablehlo.composite` ops (appends `fuse,dce` to the pipeline; see docs/fusion.md).
     #[arg(long, conflicts_with = "no_fuse")]
@@ -74,10 +74,7 @@ impl PassArgs {
                 Some(KernelLibrary::load(dir, target)?)
             }
         };
-        let passes = match &self.passes {
-            Some(list) => Some(PassName::parse_list(list)?),
-            None => None,
-        };
+        let passes = self.passes.clone().map(|list| list.0);
         let fusion = if self.no_fuse {
             Fusion::NoFuse
         } else if self.fuse {
@@ -122,4 +119,25 @@ impl PassArgs {
             || !self.print_ir_after.is_empty()
             || !self.print_ir_before.is_empty()
     }
+}
+
+/// The passes `--passes` names, in order.
+#[derive(Clone, Debug)]
+struct PassList(Vec<PassName>);
+
+/// `--passes`: names separated by commas; an unknown name is a usage error (exit 2) listing
+/// the passes.
+fn parse_passes(text: &str) -> Result<PassList, String> {
+    PassName::parse_list(text).map(PassList).map_err(|_| {
+        let unknown: Vec<&str> = text
+            .split(',')
+            .map(str::trim)
+            .filter(|name| !name.is_empty() && PassName::from_name(name).is_none())
+            .collect();
+        format!(
+            "unknown pass `{}`; the passes are {}",
+            unknown.join("`, `"),
+            PassName::ALL.map(PassName::name).join(", ")
+        )
+    })
 }

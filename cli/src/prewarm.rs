@@ -13,8 +13,9 @@ use tpuc_driver::prewarm::{ItemOutcome, Mode, Progress, Status};
 use tpuc_driver::{Options, Target};
 use tpuc_prewarm::{Item, Plan};
 
-use crate::cache::{CacheArgs, RemoteArgs, human_size};
+use crate::cache::{CacheArgs, RemoteArgs};
 use crate::compile::PluginArgs;
+use crate::render::human_size;
 
 #[derive(clap::Args)]
 pub struct Args {

@@ -11,9 +11,6 @@ use tpuc_npy::Array;
 use crate::cache::CacheArgs;
 use crate::lower::LoweringArgs;
 
-/// Exit code when the run succeeded but an output differs from its `--expect` file.
-pub const MISMATCH: u8 = 3;
-
 #[derive(clap::Args)]
 pub struct Args {
     /// The `.pt2` archive written by `torch.export.save`, or StableHLO text (`.mlir`, e.g.
@@ -183,7 +180,7 @@ pub fn run(args: &Args) -> Result<ExitCode> {
     Ok(if comparisons.iter().all(|(_, c)| c.passed()) {
         ExitCode::SUCCESS
     } else {
-        ExitCode::from(MISMATCH)
+        ExitCode::from(crate::exit::MISMATCH)
     })
 }
 

@@ -6,8 +6,8 @@ use tpuc_driver::plugins::{PluginDescription, describe_plugin};
 use tpuc_driver::target::TPU_TOPOLOGIES;
 
 use crate::Format;
-use crate::cache::print_json;
 use crate::compile::PluginArgs;
+use crate::render::print_json;
 
 #[derive(clap::Args)]
 pub struct Args {

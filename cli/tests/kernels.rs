@@ -148,9 +148,8 @@ fn every_tpu_kernel_compiles_through_libtpu() {
         assert_eq!(replaced, 1, "{}", kernel.name);
         let text = tpuc_ir::print::generic(&module, &Default::default());
         assert!(text.contains("tpu_custom_call"), "{}", kernel.name);
-        let (_, report) =
-            tpuc_driver::compile_module_report(&text, &target, &Default::default())
-                .unwrap_or_else(|e| panic!("{}: {e:?}", kernel.name));
+        let (_, report) = tpuc_driver::compile_module_report(&text, &target, &Default::default())
+            .unwrap_or_else(|e| panic!("{}: {e:?}", kernel.name));
         let cost = report.cost.expect("libtpu reports a cost analysis");
         assert!(
             cost.bytes_accessed.is_some_and(|b| b > 0.0),

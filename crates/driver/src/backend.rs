@@ -70,4 +70,3 @@ pub(crate) fn compile_executable(
         }
     }
 }
-

@@ -71,4 +71,3 @@ pub(crate) fn paste_block(whole: &mut HostTensor<'static>, block: &Block, bytes:
         read += count;
     });
 }
-

@@ -376,4 +376,3 @@ fn warn_unknown(unknown: Vec<String>, warnings: &mut Vec<String>) {
 fn hex(bytes: &[u8]) -> String {
     bytes.iter().map(|byte| format!("{byte:02x}")).collect()
 }
-

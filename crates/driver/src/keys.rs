@@ -90,4 +90,3 @@ pub fn cached_key(
         .map_err(|_| DriverError::Unsupported("one key per target was expected".to_owned()))?;
     Ok((target.key, target.cached))
 }
-

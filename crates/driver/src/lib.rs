@@ -41,18 +41,18 @@ pub mod target;
 mod tensor;
 mod tiers;
 
-pub use compare::{Comparison, Tolerance, compare};
 pub use backend::compile_module_report;
+pub use compare::{Comparison, Tolerance, compare};
 pub use compile::{
     CachedRun, CompileReport, Compiled, ShapeCompile, compile, compile_shapes, family_key,
     run_cached,
 };
-pub use keys::{Keys, TargetKey, cached_key, keys};
 pub use emit::{Emit, fx_graph};
 pub use error::{DriverError, InputMismatch, MlirParseError, NonFinite, Result};
 pub use files::{write_all_atomically, write_atomically};
 pub use frontend::{ProgramSource, is_mlir};
 pub use jax_envelope::jax_envelope;
+pub use keys::{Keys, TargetKey, cached_key, keys};
 pub use lower::{Lowered, emit, lower, lower_dynamic};
 pub use middle::{Built, build, build_dynamic};
 pub use options::Options;

@@ -11,8 +11,8 @@ use tpuc_cache::Key;
 use tpuc_prewarm::{Item, Plan};
 
 use crate::compile::compile;
-use crate::keys::cached_key;
 use crate::error::DriverError;
+use crate::keys::cached_key;
 use crate::plugins::PluginPaths;
 use crate::shapes::DimSizes;
 use crate::target::Target;

@@ -59,5 +59,5 @@ pub use locate::{PluginKind, locate, plugin_dir};
 pub use options::{CompileOptions, OptionValue, Program};
 pub use plugin::{Plugin, Value};
 pub use quiet::show_plugin_logs;
-pub use report::{CostAnalysis, ExecutableReport, MemoryStats};
 pub use topology::Topology;
+pub use tpuc_report::{CostAnalysis, ExecutableReport, MemoryStats};

@@ -7,7 +7,7 @@
 
 use std::collections::BTreeMap;
 
-use serde::{Deserialize, Serialize};
+use tpuc_report::{CostAnalysis, ExecutableReport, MemoryStats};
 
 use crate::Executable;
 use crate::api::{borrowed_slice, entry};
@@ -15,103 +15,53 @@ use crate::error::{ApiVersion, Error, ErrorCode, Result};
 use crate::ffi::{self, Args};
 use crate::plugin::{Value, read_named_value};
 
-/// Everything a plugin reports about an executable; each part `None` if it reports nothing.
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
-pub struct ExecutableReport {
-    pub memory: Option<MemoryStats>,
-    pub cost: Option<CostAnalysis>,
-}
-
-/// Memory one device needs to run the executable, as the compiler's buffer assignment
-/// computed it. Device fields are the default memory (HBM on a TPU); `host_*` fields are
-/// host memory the program uses.
-#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
-pub struct MemoryStats {
-    pub argument_bytes: i64,
-    pub output_bytes: i64,
-    /// Bytes of the output that reuse argument buffers (donation).
-    pub alias_bytes: i64,
-    /// Scratch space the program allocates while it runs.
-    pub temp_bytes: i64,
-    pub generated_code_bytes: i64,
-    pub host_argument_bytes: i64,
-    pub host_output_bytes: i64,
-    pub host_alias_bytes: i64,
-    pub host_temp_bytes: i64,
-    pub host_generated_code_bytes: i64,
-    /// Peak device memory; plugins implementing PJRT C API 0.72 or newer.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub peak_bytes: Option<i64>,
-    /// Total device memory; plugins implementing PJRT C API 0.90 or newer.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub total_bytes: Option<i64>,
-}
-
-/// The compiler's cost model of the executable, per device.
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
-pub struct CostAnalysis {
-    /// Floating-point operations (`flops`).
-    pub flops: Option<f64>,
-    /// Bytes read and written in memory (`bytes accessed`).
-    pub bytes_accessed: Option<f64>,
-    /// Transcendental function evaluations (`transcendentals`).
-    pub transcendentals: Option<f64>,
-    /// The compiler's estimate of one execution's time (`optimal_seconds`); `None` when the
-    /// plugin has no estimate (it reports a negative value then).
-    pub optimal_seconds: Option<f64>,
-    /// Every other numeric property, by the plugin's name for it (e.g. `bytes accessed0{}`,
-    /// `utilization0{}`). Non-numeric and non-finite properties are left out.
-    pub properties: BTreeMap<String, f64>,
-}
-
-/// Property names of the [`CostAnalysis`] fields, as XLA's cost analysis spells them.
+/// Property names of the `CostAnalysis` fields, as XLA's cost analysis spells them.
 const FLOPS: &str = "flops";
 const BYTES_ACCESSED: &str = "bytes accessed";
 const TRANSCENDENTALS: &str = "transcendentals";
 const OPTIMAL_SECONDS: &str = "optimal_seconds";
 
-impl CostAnalysis {
-    /// Sorts the plugin's properties into the named fields and the rest.
-    fn from_properties(properties: impl IntoIterator<Item = (String, Value)>) -> CostAnalysis {
-        let mut numbers: BTreeMap<String, f64> = properties
-            .into_iter()
-            .filter_map(|(name, value)| match value {
-                Value::Float(number) => Some((name, f64::from(number))),
-                // Counts beyond 2^53 lose precision, as they would in any JSON reader.
-                Value::Int64(number) => Some((name, number as f64)),
-                Value::String(_) | Value::Int64List(_) | Value::Bool(_) => None,
-            })
-            .filter(|(_, number)| number.is_finite())
-            .collect();
-        CostAnalysis {
-            flops: numbers.remove(FLOPS),
-            bytes_accessed: numbers.remove(BYTES_ACCESSED),
-            transcendentals: numbers.remove(TRANSCENDENTALS),
-            optimal_seconds: numbers
-                .remove(OPTIMAL_SECONDS)
-                .filter(|seconds| *seconds >= 0.0),
-            properties: numbers,
-        }
+/// Sorts the plugin's properties into the named fields and the rest.
+fn cost_from_properties(properties: impl IntoIterator<Item = (String, Value)>) -> CostAnalysis {
+    let mut numbers: BTreeMap<String, f64> = properties
+        .into_iter()
+        .filter_map(|(name, value)| match value {
+            Value::Float(number) => Some((name, f64::from(number))),
+            // Counts beyond 2^53 lose precision, as they would in any JSON reader.
+            Value::Int64(number) => Some((name, number as f64)),
+            Value::String(_) | Value::Int64List(_) | Value::Bool(_) => None,
+        })
+        .filter(|(_, number)| number.is_finite())
+        .collect();
+    CostAnalysis {
+        flops: numbers.remove(FLOPS),
+        bytes_accessed: numbers.remove(BYTES_ACCESSED),
+        transcendentals: numbers.remove(TRANSCENDENTALS),
+        optimal_seconds: numbers
+            .remove(OPTIMAL_SECONDS)
+            .filter(|seconds| *seconds >= 0.0),
+        properties: numbers,
     }
 }
 
-impl MemoryStats {
-    fn from_args(args: &ffi::PJRT_Executable_GetCompiledMemoryStats_Args, api: ApiVersion) -> Self {
-        let since = |minor: i32, value: i64| (api.minor >= minor).then_some(value);
-        MemoryStats {
-            argument_bytes: args.argument_size_in_bytes,
-            output_bytes: args.output_size_in_bytes,
-            alias_bytes: args.alias_size_in_bytes,
-            temp_bytes: args.temp_size_in_bytes,
-            generated_code_bytes: args.generated_code_size_in_bytes,
-            host_argument_bytes: args.host_argument_size_in_bytes,
-            host_output_bytes: args.host_output_size_in_bytes,
-            host_alias_bytes: args.host_alias_size_in_bytes,
-            host_temp_bytes: args.host_temp_size_in_bytes,
-            host_generated_code_bytes: args.host_generated_code_size_in_bytes,
-            peak_bytes: since(72, args.peak_memory_in_bytes),
-            total_bytes: since(90, args.total_size_in_bytes),
-        }
+fn memory_from_args(
+    args: &ffi::PJRT_Executable_GetCompiledMemoryStats_Args,
+    api: ApiVersion,
+) -> MemoryStats {
+    let since = |minor: i32, value: i64| (api.minor >= minor).then_some(value);
+    MemoryStats {
+        argument_bytes: args.argument_size_in_bytes,
+        output_bytes: args.output_size_in_bytes,
+        alias_bytes: args.alias_size_in_bytes,
+        temp_bytes: args.temp_size_in_bytes,
+        generated_code_bytes: args.generated_code_size_in_bytes,
+        host_argument_bytes: args.host_argument_size_in_bytes,
+        host_output_bytes: args.host_output_size_in_bytes,
+        host_alias_bytes: args.host_alias_size_in_bytes,
+        host_temp_bytes: args.host_temp_size_in_bytes,
+        host_generated_code_bytes: args.host_generated_code_size_in_bytes,
+        peak_bytes: since(72, args.peak_memory_in_bytes),
+        total_bytes: since(90, args.total_size_in_bytes),
     }
 }
 
@@ -151,7 +101,7 @@ impl Executable {
                 // in the out fields it knows, within `struct_size`.
                 let error = unsafe { (stats.f)(&mut args) };
                 api.check(stats.name, error)?;
-                Ok(MemoryStats::from_args(&args, api.version()))
+                Ok(memory_from_args(&args, api.version()))
             }),
         )
     }
@@ -169,7 +119,7 @@ impl Executable {
                 // SAFETY: the properties (and the strings they point to) live as long as the
                 // executable, which outlives this copy.
                 let properties = unsafe { borrowed_slice(args.properties, args.num_properties) };
-                Ok(CostAnalysis::from_properties(
+                Ok(cost_from_properties(
                     properties.iter().map(read_named_value),
                 ))
             }),
@@ -183,7 +133,7 @@ mod tests {
 
     #[test]
     fn named_properties_become_fields_and_a_negative_estimate_is_unknown() {
-        let cost = CostAnalysis::from_properties([
+        let cost = cost_from_properties([
             ("flops".to_owned(), Value::Float(2.5e8)),
             ("bytes accessed".to_owned(), Value::Float(4096.0)),
             ("bytes accessed0{}".to_owned(), Value::Float(1024.0)),
@@ -200,8 +150,7 @@ mod tests {
             cost.properties,
             BTreeMap::from([("bytes accessed0{}".to_owned(), 1024.0)])
         );
-        let known =
-            CostAnalysis::from_properties([("optimal_seconds".to_owned(), Value::Float(6.9e-5))]);
+        let known = cost_from_properties([("optimal_seconds".to_owned(), Value::Float(6.9e-5))]);
         assert_eq!(known.optimal_seconds, Some(f64::from(6.9e-5f32)));
     }
 
@@ -211,7 +160,7 @@ mod tests {
         args.argument_size_in_bytes = 64;
         args.peak_memory_in_bytes = 128;
         args.total_size_in_bytes = 256;
-        let old = MemoryStats::from_args(
+        let old = memory_from_args(
             &args,
             ApiVersion {
                 major: 0,
@@ -220,7 +169,7 @@ mod tests {
         );
         assert_eq!((old.argument_bytes, old.peak_bytes), (64, Some(128)));
         assert_eq!(old.total_bytes, None);
-        let new = MemoryStats::from_args(
+        let new = memory_from_args(
             &args,
             ApiVersion {
                 major: 0,

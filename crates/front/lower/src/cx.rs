@@ -1,5 +1,6 @@
 //! What an op lowering works with: the builder, the node, its outputs' metadata.
 
+use std::cell::{Cell, RefCell};
 use std::collections::HashSet;
 
 use tpuc_ir::FunctionBuilder;
@@ -7,23 +8,38 @@ use tpuc_pt2::DType;
 use tpuc_pt2::schema::{Argument, Graph, Node, TensorMeta};
 
 use crate::env::Val;
-use crate::error::{OpError, OpResult};
-use crate::lowering::Walker;
+use crate::error::{LowerError, OpError, OpResult};
 use crate::specialize::Symbols;
+
+/// What op lowerings ask of the walker that runs them: the program's symbols and world size,
+/// the enclosing `torch.autocast` dtype, the `--debug` checks so far, and lowering a subgraph
+/// (a higher-order op's branch or body).
+pub(crate) trait Walk {
+    fn symbols(&self) -> &Symbols;
+    fn world(&self) -> Option<u32>;
+    fn autocast(&self) -> &Cell<Option<DType>>;
+    fn checks(&self) -> Option<&RefCell<Vec<(tpuc_ir::ResultRole, tpuc_ir::Value)>>>;
+    fn lower_graph(
+        &self,
+        b: &mut FunctionBuilder,
+        graph: &Graph,
+        inputs: Vec<Val>,
+    ) -> Result<Vec<Val>, LowerError>;
+}
 
 pub(crate) struct Cx<'a> {
     pub b: &'a mut FunctionBuilder,
     pub node: &'a Node,
     pub(crate) graph: &'a Graph,
     pub(crate) used: &'a HashSet<String>,
-    pub(crate) walker: &'a Walker<'a>,
+    pub(crate) walker: &'a dyn Walk,
     /// New values of written arguments that are not among the results, by argument name.
     pub(crate) writes: Vec<(String, tpuc_ir::Value)>,
 }
 
 impl Cx<'_> {
     pub fn symbols(&self) -> &Symbols {
-        self.walker.symbols
+        self.walker.symbols()
     }
 
     /// Records the new value of argument `name`, which the op writes in place without returning
@@ -35,15 +51,15 @@ impl Cx<'_> {
     /// `--debug`: checks that every element of `index` lies in `[low, high)`; the run reports
     /// this node when one does not. Nothing without `--debug`.
     pub fn check_index(&mut self, index: tpuc_ir::Value, low: i64, high: i64) -> OpResult<()> {
-        let Some(checks) = &self.walker.checks else {
+        let Some(checks) = self.walker.checks() else {
             return Ok(());
         };
-        let value = crate::ops::index_check(self.b, index, low, high)?;
+        let value = crate::checks::index_check(self.b, index, low, high)?;
         let source = tpuc_ir::ResultRole::Check {
             kind: tpuc_ir::CheckKind::Index { low, high },
-            node: crate::lowering::node_name(self.node),
+            node: crate::node::node_name(self.node),
             target: self.node.target.clone(),
-            source_line: crate::lowering::source_line(self.node).map(|s| s.to_string()),
+            source_line: crate::node::source_line(self.node).map(|s| s.to_string()),
         };
         checks.borrow_mut().push((source, value));
         Ok(())
@@ -52,7 +68,7 @@ impl Cx<'_> {
     /// The number of ranks a program with collectives runs on.
     pub fn world_size(&self) -> OpResult<u32> {
         self.walker
-            .world
+            .world()
             .ok_or_else(|| OpError::new("internal: a collective in a program without a world size"))
     }
 
@@ -95,7 +111,7 @@ impl Cx<'_> {
 
     /// The dtype `torch.autocast` asks matrix products to compute in, inside its region.
     pub fn autocast(&self) -> Option<DType> {
-        self.walker.autocast.get()
+        self.walker.autocast().get()
     }
 
     /// Lowers a subgraph (a higher-order op's branch or body) into the current block.

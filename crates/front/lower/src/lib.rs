@@ -25,6 +25,7 @@
 //! and regenerate `docs/ops.md` with `BLESS=1 cargo test -p tpuc-lower --test ops_doc`.
 
 mod args;
+mod checks;
 mod cx;
 mod docs;
 mod dtype;
@@ -32,6 +33,8 @@ mod dynamic;
 mod env;
 mod error;
 mod lowering;
+mod node;
+mod op_def;
 mod ops;
 mod promote;
 mod registry;

@@ -11,10 +11,11 @@ use tpuc_pt2::schema::{Argument, Graph, InputSpec, Node, OutputSpec, SymIntArgum
 use tpuc_pt2::{Archive, DType};
 
 use crate::args::Args;
-use crate::cx::Cx;
+use crate::cx::{Cx, Walk};
 use crate::dtype::element_type;
 use crate::env::{Env, Val};
-use crate::error::{LowerError, OpError, OpResult, SourceLine};
+use crate::error::{LowerError, OpError, OpResult};
+use crate::node::{location, node_name, source_line};
 use crate::registry::Registry;
 use crate::specialize::{Symbols, specialize};
 use crate::support;
@@ -36,35 +37,6 @@ pub(crate) struct Walker<'a> {
     /// `--debug=nan`: whether node outputs get NaN/Inf checks (not inside subgraphs, whose
     /// values do not reach `main`'s results).
     nan_checks: std::cell::Cell<bool>,
-}
-
-pub(crate) fn source_line(node: &Node) -> Option<Box<SourceLine>> {
-    node.innermost_user_frame().map(|frame| {
-        Box::new(SourceLine {
-            file: frame.file.to_owned(),
-            line: frame.line,
-            code: frame.code.map(str::to_owned),
-            chain: node
-                .stack_frames()
-                .iter()
-                .map(|f| format!("{}:{} in {}", f.file, f.line, f.function))
-                .collect(),
-        })
-    })
-}
-
-pub(crate) fn node_name(node: &Node) -> String {
-    node.display_name().unwrap_or("?").to_owned()
-}
-
-/// `loc("node"("file.py":45:0))`: the FX node wrapping the line with the op (as diagnostics
-/// name it).
-fn location(node: &Node) -> Location {
-    let name = node_name(node);
-    match node.innermost_user_frame() {
-        Some(frame) => Location::named(name, Location::file(frame.file, frame.line, 0)),
-        None => Location::name(name),
-    }
 }
 
 /// Names that a node input or a graph output refers to.
@@ -153,20 +125,7 @@ impl<'a> Walker<'a> {
         }
     }
 
-    /// Lowers `graph` into the builder's current block; returns the graph's outputs.
-    pub fn lower_graph(
-        &self,
-        b: &mut FunctionBuilder,
-        graph: &Graph,
-        inputs: Vec<Val>,
-    ) -> Result<Vec<Val>, LowerError> {
-        let nan_checks = self.nan_checks.replace(false);
-        let lowered = self.lower_graph_env(b, graph, inputs);
-        self.nan_checks.set(nan_checks);
-        lowered.map(|(outputs, _)| outputs)
-    }
-
-    /// [`Walker::lower_graph`], also returning the final values of the graph's names (inputs
+    /// [`Walk::lower_graph`], also returning the final values of the graph's names (inputs
     /// written in place are bound to their last value).
     fn lower_graph_env(
         &self,
@@ -272,7 +231,7 @@ impl<'a> Walker<'a> {
             if !b.tensor_type(value)?.element.is_float() {
                 continue;
             }
-            let check = crate::ops::non_finite_check(b, value)?;
+            let check = crate::checks::non_finite_check(b, value)?;
             let source = ResultRole::Check {
                 kind: CheckKind::NonFinite {
                     output,
@@ -408,6 +367,37 @@ impl<'a> Walker<'a> {
             }
         }
         Ok(())
+    }
+}
+
+impl Walk for Walker<'_> {
+    fn symbols(&self) -> &Symbols {
+        self.symbols
+    }
+
+    fn world(&self) -> Option<u32> {
+        self.world
+    }
+
+    fn autocast(&self) -> &std::cell::Cell<Option<DType>> {
+        &self.autocast
+    }
+
+    fn checks(&self) -> Option<&RefCell<Vec<(ResultRole, Value)>>> {
+        self.checks.as_ref()
+    }
+
+    /// Lowers `graph` into the builder's current block; returns the graph's outputs.
+    fn lower_graph(
+        &self,
+        b: &mut FunctionBuilder,
+        graph: &Graph,
+        inputs: Vec<Val>,
+    ) -> Result<Vec<Val>, LowerError> {
+        let nan_checks = self.nan_checks.replace(false);
+        let lowered = self.lower_graph_env(b, graph, inputs);
+        self.nan_checks.set(nan_checks);
+        lowered.map(|(outputs, _)| outputs)
     }
 }
 

@@ -3,7 +3,7 @@
 use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
-use tpuc_pjrt::ExecutableReport;
+use tpuc_report::ExecutableReport;
 
 use crate::digest::Digest;
 use crate::key::{Key, KeyParts};

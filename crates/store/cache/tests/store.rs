@@ -9,7 +9,7 @@ use std::time::{Duration, SystemTime};
 
 use support::{hit, libtpu_report, manifest};
 use tpuc_cache::{Cache, Key, Lookup, Manifest, Mode, Payload, sha256};
-use tpuc_pjrt::ExecutableReport;
+use tpuc_report::ExecutableReport;
 
 #[test]
 fn an_inserted_entry_is_found_and_the_first_writer_wins() {

@@ -9,8 +9,8 @@ use crate::args::Args;
 use crate::cx::Cx;
 use crate::env::Val;
 use crate::error::{OpError, OpResult, bail};
+use crate::op_def::{OpDef, aten};
 use crate::promote::Scalar;
-use crate::registry::{OpDef, aten};
 use crate::support::{self, broadcast_back, dot, reduce};
 
 pub(super) const OPS: &[OpDef] = &[aten(

@@ -5,7 +5,7 @@ use crate::args::Args;
 use crate::cx::Cx;
 use crate::env::Val;
 use crate::error::OpResult;
-use crate::registry::{OpDef, aten};
+use crate::op_def::{OpDef, aten};
 use crate::support;
 
 pub(super) const OPS: &[OpDef] = &[

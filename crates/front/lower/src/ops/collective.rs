@@ -10,8 +10,8 @@ use crate::cx::Cx;
 use crate::dtype::dtype_of;
 use crate::env::Val;
 use crate::error::{OpError, OpResult};
+use crate::op_def::{OpDef, target};
 use crate::promote::Scalar;
-use crate::registry::{OpDef, target};
 use crate::support;
 
 pub(super) const OPS: &[OpDef] = &[

@@ -8,10 +8,10 @@ use tpuc_pt2::schema::{Argument, Graph};
 
 use crate::args::Args;
 use crate::cx::Cx;
+use crate::cx::Walk;
 use crate::env::Val;
 use crate::error::{LowerError, OpError, OpResult, bail};
-use crate::lowering::Walker;
-use crate::registry::{OpDef, target};
+use crate::op_def::{OpDef, target};
 
 pub(super) const OPS: &[OpDef] = &[
     target("torch.ops.higher_order.cond", cond),
@@ -61,7 +61,7 @@ fn bind_results(cx: &Cx<'_>, results: Vec<Value>) -> Vec<Val> {
 /// Lowers a subgraph inside a region body, keeping its error aside (region bodies return
 /// IR errors).
 fn region_body(
-    walker: &Walker<'_>,
+    walker: &dyn Walk,
     b: &mut FunctionBuilder,
     graph: &Graph,
     inputs: Vec<Val>,
@@ -161,11 +161,11 @@ fn autocast(cx: &mut Cx<'_>, args: &Args<'_>) -> OpResult<Vec<Val>> {
         Argument::AsScalarType(code) => tpuc_pt2::DType::from_code(*code),
         _ => None,
     };
-    let previous = cx.walker.autocast.get();
+    let previous = cx.walker.autocast().get();
     if enabled {
-        cx.walker.autocast.set(dtype);
+        cx.walker.autocast().set(dtype);
     }
     let result = inline(cx, args, 4);
-    cx.walker.autocast.set(previous);
+    cx.walker.autocast().set(previous);
     result
 }

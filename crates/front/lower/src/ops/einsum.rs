@@ -10,7 +10,7 @@ use crate::args::Args;
 use crate::cx::Cx;
 use crate::env::Val;
 use crate::error::{OpResult, bail};
-use crate::registry::{OpDef, aten};
+use crate::op_def::{OpDef, aten};
 use crate::support::{self, reduce};
 
 pub(super) const OPS: &[OpDef] = &[aten(

@@ -12,8 +12,8 @@ use crate::cx::Cx;
 use crate::dtype::{is_integral, is_unsigned};
 use crate::env::Val;
 use crate::error::{OpError, OpResult, bail};
+use crate::op_def::{OpDef, aten};
 use crate::promote::{Scalar, to_float};
-use crate::registry::{OpDef, aten};
 use crate::support::{self, broadcast_operands, result_type};
 
 pub(super) const OPS: &[OpDef] = &[

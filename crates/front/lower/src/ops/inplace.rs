@@ -11,7 +11,7 @@ use crate::args::Args;
 use crate::cx::Cx;
 use crate::env::{Env, Val};
 use crate::error::{OpError, OpResult};
-use crate::registry::LowerFn;
+use crate::op_def::LowerFn;
 use crate::schema::OpSchema;
 use crate::support::{self, norm_dim};
 

@@ -11,8 +11,8 @@ use crate::cx::Cx;
 use crate::dtype::element_type;
 use crate::env::Val;
 use crate::error::{OpResult, bail};
+use crate::op_def::{OpDef, aten};
 use crate::promote::Scalar;
-use crate::registry::{OpDef, aten};
 use crate::support::{self, dot, dot_into};
 
 pub(super) const OPS: &[OpDef] = &[

@@ -4,7 +4,6 @@ mod adaptive;
 mod attention;
 mod batch_stats;
 mod cast;
-mod checks;
 mod collective;
 mod control;
 mod conv;
@@ -37,9 +36,8 @@ mod windows;
 
 use crate::env::Val;
 use crate::error::OpResult;
-use crate::registry::OpDef;
+use crate::op_def::OpDef;
 
-pub(crate) use checks::{index_check, non_finite_check};
 pub(crate) use inplace::{lower_in_place, write_back};
 
 /// Every family's entries.

@@ -6,7 +6,7 @@ use crate::args::Args;
 use crate::cx::Cx;
 use crate::env::Val;
 use crate::error::{OpError, OpResult};
-use crate::registry::{OpDef, aten};
+use crate::op_def::{OpDef, aten};
 
 pub(super) const OPS: &[OpDef] = &[
     aten(

@@ -11,8 +11,8 @@ use crate::cx::Cx;
 use crate::dtype::{element_type, is_integral};
 use crate::env::Val;
 use crate::error::{OpResult, bail};
+use crate::op_def::{OpDef, aten};
 use crate::promote::{Scalar, to_float};
-use crate::registry::{OpDef, aten};
 use crate::support::{
     self, arg_extremum, broadcast_back, norm_dims, reduce, reduce_extremum, reduce_init,
     reduce_mean,

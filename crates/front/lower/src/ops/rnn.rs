@@ -9,7 +9,7 @@ use crate::args::Args;
 use crate::cx::Cx;
 use crate::env::Val;
 use crate::error::{OpError, OpResult, bail};
-use crate::registry::{OpDef, aten};
+use crate::op_def::{OpDef, aten};
 use crate::support;
 
 pub(super) const OPS: &[OpDef] = &[

@@ -10,7 +10,7 @@ use crate::cx::Cx;
 use crate::dtype::element_type;
 use crate::env::Val;
 use crate::error::{OpResult, bail};
-use crate::registry::{OpDef, aten};
+use crate::op_def::{OpDef, aten};
 use crate::support;
 
 pub(super) const OPS: &[OpDef] = &[

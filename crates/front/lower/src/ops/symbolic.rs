@@ -5,7 +5,7 @@ use crate::args::Args;
 use crate::cx::Cx;
 use crate::env::Val;
 use crate::error::{OpResult, bail};
-use crate::registry::{OpDef, aten, target};
+use crate::op_def::{OpDef, aten, target};
 use crate::support;
 
 pub(super) const OPS: &[OpDef] = &[

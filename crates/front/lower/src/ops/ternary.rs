@@ -8,7 +8,7 @@ use crate::args::Args;
 use crate::cx::Cx;
 use crate::env::Val;
 use crate::error::OpResult;
-use crate::registry::{OpDef, aten};
+use crate::op_def::{OpDef, aten};
 use crate::support::{self, broadcast_operands, result_type};
 
 pub(super) const OPS: &[OpDef] = &[

@@ -5,6 +5,7 @@ use tpuc_ir::{ElementType, FunctionBuilder, Module, TensorType, Visibility};
 use tpuc_pjrt::{CompileOptions, ElementType as PjrtType, Plugin, PluginKind, Program};
 use tpuc_pt2::schema::{Argument, Float, Graph, NamedArgument, Node, TensorArgument};
 
+use crate::cx::Walk;
 use crate::env::Val;
 use crate::lowering::Walker;
 use crate::specialize::Symbols;

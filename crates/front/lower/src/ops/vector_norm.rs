@@ -10,8 +10,8 @@ use crate::args::Args;
 use crate::cx::Cx;
 use crate::env::Val;
 use crate::error::{OpResult, bail};
+use crate::op_def::{OpDef, aten};
 use crate::promote::Scalar;
-use crate::registry::{OpDef, aten};
 use crate::support::{self, reduce, reduce_extremum};
 
 pub(super) const OPS: &[OpDef] = &[

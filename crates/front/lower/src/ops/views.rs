@@ -9,7 +9,7 @@ use crate::args::Args;
 use crate::cx::Cx;
 use crate::env::Val;
 use crate::error::{OpResult, bail};
-use crate::registry::{OpDef, aten};
+use crate::op_def::{OpDef, aten};
 use crate::support::{self, norm_dim};
 
 pub(super) const OPS: &[OpDef] = &[

@@ -7,7 +7,7 @@ use tpuc_cache::{
     Cache, Key, KeyParts, Lookup, MANIFEST_FORMAT, Manifest, Payload, PluginInfo, Signature,
     TargetId, sha256,
 };
-use tpuc_pjrt::{CostAnalysis, ExecutableReport, MemoryStats};
+use tpuc_report::{CostAnalysis, ExecutableReport, MemoryStats};
 
 pub fn manifest(module: &str, payload: &[u8]) -> Manifest {
     let key_parts = KeyParts {

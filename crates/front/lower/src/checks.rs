@@ -7,7 +7,6 @@ use tpuc_ir::ElementType;
 use tpuc_ir::{BinaryOp, ComparisonDirection, FunctionBuilder, Value};
 use tpuc_pt2::DType;
 
-use super::shape::concat;
 use crate::error::OpResult;
 use crate::promote::Scalar;
 use crate::support::{self, reduce, reduce_extremum};
@@ -33,7 +32,7 @@ pub(crate) fn index_check(
     let worst = reduce_extremum(b, true, offending, &dims, false)?;
     let count = support::reshape(b, count, &[1])?;
     let worst = support::reshape(b, worst, &[1])?;
-    concat(b, &[count, worst], 0)
+    Ok(b.concatenate(&[count, worst], 0)?)
 }
 
 /// `[NaNs, +infs, -infs, first]` (int64) of a floating-point tensor: how many elements are NaN,
@@ -59,5 +58,5 @@ pub(crate) fn non_finite_check(b: &mut FunctionBuilder, x: Value) -> OpResult<Va
     let first = reduce_extremum(b, false, at, &[0], false)?;
     let first = support::reshape(b, first, &[1])?;
     let parts = [count(b, nan)?, count(b, pos)?, count(b, neg)?, first];
-    concat(b, &parts, 0)
+    Ok(b.concatenate(&parts, 0)?)
 }
