@@ -90,6 +90,7 @@ fn the_printed_program_compiles_to_the_archives_key() {
         }
     }
     assert!(failures.is_empty(), "{failures:#?}");
+    eprintln!("{compared} compile keys equal between archives and their printed programs");
     assert!(compared > 200, "only {compared} keys compared");
 }
 
@@ -177,5 +178,6 @@ fn the_printed_program_runs_sharded_to_eagers_outputs() {
         }
     }
     assert!(failures.is_empty(), "{failures:#?}");
+    eprintln!("{ran} sharded runs of printed programs matched eager");
     assert!(ran >= 8, "only {ran} sharded runs");
 }
