@@ -5,6 +5,8 @@
 mod support;
 
 use support::{fixture, json, tpuc};
+use tpuc_driver::Tolerance;
+use tpuc_npy::Array;
 
 /// The front-end key `tpuc key` derives for `model` with `flags`.
 fn frontend_key(cache: &std::path::Path, model: &str, flags: &[&str]) -> String {
@@ -158,4 +160,51 @@ fn a_literal_nested_past_the_limit_is_a_diagnostic() {
     assert_eq!(out.status.code(), Some(1), "{out:?}");
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(stderr.contains("nest"), "{stderr}");
+}
+
+/// A buffer the program mutates is donated: its new value is written into the argument's own
+/// buffer (`tf.aliasing_output`), so the compiler aliases them instead of holding two copies,
+/// and the run still writes the buffers eager PyTorch computed.
+#[test]
+fn mutated_buffers_are_updated_in_place() {
+    tpuc_expect::skip_without!(CpuPlugin);
+    let cache = tempfile::tempdir().unwrap();
+    let (answer, _) = json(
+        cache.path(),
+        &["compile", "testdata/models/stateful.pt2", "--target", "cpu"],
+    );
+    // `cache` is 8x4 float32 and `steps` one int64.
+    let memory = &answer["targets"][0]["memory"];
+    assert_eq!(memory["alias_bytes"], 8 * 4 * 4 + 8, "{answer:#}");
+    let out = tempfile::tempdir().unwrap();
+    for sharding in [&[][..], &["--target", "cpu:2", "--shard", "dp"][..]] {
+        let mut args = vec![
+            "run",
+            "testdata/models/stateful.pt2",
+            "--input",
+            "testdata/models/stateful.in0.npy",
+            "--input",
+            "testdata/models/stateful.in1.npy",
+            "--expect",
+            "testdata/models/stateful.out0.npy",
+            "--output-dir",
+            out.path().to_str().unwrap(),
+        ];
+        args.extend(sharding);
+        let run = tpuc(cache.path(), &args);
+        assert!(
+            run.status.success(),
+            "{}",
+            String::from_utf8_lossy(&run.stderr)
+        );
+        for buffer in ["cache", "steps"] {
+            let written = Array::read(out.path().join(format!("buffer.{buffer}.npy"))).unwrap();
+            let eager = Array::read(fixture(&format!("stateful.buffer.{buffer}.npy"))).unwrap();
+            let comparison = tpuc_driver::compare(&written, &eager, Tolerance::default());
+            assert!(
+                comparison.passed(),
+                "{buffer} with {sharding:?}: {comparison:?}"
+            );
+        }
+    }
 }

@@ -132,8 +132,11 @@ impl Executable {
             if placement.is_whole(index) {
                 for (device, list) in per_device.iter_mut().enumerate() {
                     list.push(match &argument.bytes {
-                        Cow::Borrowed(bytes) => self.in_place(&argument, bytes, device)?,
-                        Cow::Owned(_) => self.copied(&argument, device)?,
+                        // A donated buffer is written by the program: never the lent bytes.
+                        Cow::Borrowed(bytes) if !placement.is_donated(index) => {
+                            self.in_place(&argument, bytes, device)?
+                        }
+                        _ => self.copied(&argument, device)?,
                     });
                 }
             } else {

@@ -30,6 +30,9 @@ pub struct Placement {
     axes: Vec<(String, usize)>,
     arguments: Vec<Place>,
     results: Vec<Place>,
+    /// The arguments whose buffers the program takes over for a result (`tf.aliasing_output`):
+    /// they must be the runtime's own copies, never bytes lent in place.
+    donated: Vec<usize>,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -62,6 +65,17 @@ impl Placement {
         let main = module
             .function("main")
             .ok_or_else(|| placement_error("the module has no `main` function".to_owned(), None))?;
+        let donated: Vec<usize> = main
+            .arg_attrs
+            .iter()
+            .enumerate()
+            .filter(|(_, attrs)| {
+                attrs
+                    .get(tpuc_ir::program::attrs::ALIASING_OUTPUT)
+                    .is_some()
+            })
+            .map(|(index, _)| index)
+            .collect();
         let replicas = module.num_replicas.unwrap_or(1) as usize;
         if replicas > 1 {
             if !module.meshes.is_empty() {
@@ -76,6 +90,7 @@ impl Placement {
                 axes: vec![(REPLICAS.to_owned(), replicas)],
                 arguments: vec![Place::Blocks(Layout::new()); main.arg_attrs.len()],
                 results: vec![Place::PerDevice; main.result_attrs.len()],
+                donated,
             });
         }
         let axes: Vec<(String, usize)> = single_mesh(module)?
@@ -100,6 +115,7 @@ impl Placement {
             arguments: places(&main.arg_attrs, "argument")?,
             results: places(&main.result_attrs, "result")?,
             axes,
+            donated,
         })
     }
 
@@ -110,7 +126,13 @@ impl Placement {
             axes: Vec::new(),
             arguments: vec![Place::Blocks(Layout::new()); arguments],
             results: Vec::new(),
+            donated: Vec::new(),
         }
+    }
+
+    /// Whether the program takes over argument `index`'s buffer for a result.
+    pub fn is_donated(&self, index: usize) -> bool {
+        self.donated.contains(&index)
     }
 
     /// Whether argument `index` is the same whole tensor on every device.
@@ -379,6 +401,7 @@ mod tests {
             axes: axes.iter().map(|&(n, s)| (n.to_owned(), s)).collect(),
             results: places.clone(),
             arguments: places,
+            donated: Vec::new(),
         }
     }
 
@@ -449,6 +472,7 @@ mod tests {
             axes: vec![(REPLICAS.to_owned(), 2)],
             arguments: vec![Place::PerDevice, Place::Blocks(Layout::new())],
             results: vec![Place::PerDevice],
+            donated: Vec::new(),
         };
         let stacked = tensor(&[2, 3]);
         let shards = p.split_argument(0, &stacked).unwrap();

@@ -101,7 +101,7 @@ pub fn lower(archive: &tpuc_pt2::Archive, options: &LowerOptions) -> Result<Lowe
 /// generalise them into one program whose `main` takes and returns `?` dimensions, computes
 /// shapes with StableHLO's dynamic ops, and serves every size a consumer refines it to (JAX's
 /// shape refinement). Symbols in `options.dims` stay fixed. `None`: no symbol is left, and
-/// [`lower`] gives the program. See [`dynamic`] for what it handles.
+/// [`lower`] gives the program. `docs/cli.md` says what it handles.
 pub fn plan_dynamic(
     archive: &tpuc_pt2::Archive,
     options: &LowerOptions,

@@ -82,6 +82,11 @@ impl Pass for Shard {
                 attrs.set(SHARDING, Attribute::Sharding(spec.to_ir()));
             }
         }
+        // A donated result is laid out as the buffer it is written into.
+        for &(argument, result) in &interface.aliases {
+            let spec = assignment.arguments[argument].to_ir();
+            main.result_attrs[result].set(SHARDING, Attribute::Sharding(spec));
+        }
         if let PlanSource::File(file) = &self.request.plan {
             pin_intermediates(main, file, &assignment.mesh)?;
         }
