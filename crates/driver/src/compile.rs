@@ -25,7 +25,7 @@ use crate::frontend_cache::Frontends;
 use crate::options::Options;
 use crate::plugins::{PluginIdentity, PluginPaths, plugin_identity};
 use crate::run::{Prepared, RunOutput};
-use crate::runtime::{Runtime, device_options};
+use crate::runtime::{Executable, Runtime, device_options};
 use crate::target::Target;
 use crate::tiers::{CacheTiers, Origin};
 
@@ -337,6 +337,32 @@ pub fn run_cached(
     runtime: &Runtime,
     caches: &CacheTiers,
 ) -> Result<CachedRun> {
+    let loaded = load_cached(prepared, runtime, caches)?;
+    Ok(CachedRun {
+        output: prepared.execute_with(&loaded.executable)?,
+        key: loaded.key,
+        hit: loaded.origin != Origin::Compiled,
+        warnings: loaded.warnings,
+    })
+}
+
+/// An executable of a prepared program, loaded on a runtime, and where it came from.
+#[derive(Debug)]
+pub struct LoadedRun {
+    pub executable: Executable,
+    pub key: Key,
+    pub origin: Origin,
+    pub warnings: Vec<String>,
+}
+
+/// The executable of a prepared program for the XLA:CPU `runtime`, through the cache (as
+/// [`run_cached`] gets it), loaded and ready for [`Prepared::execute_with`] and
+/// [`Prepared::execute_inputs`] as often as needed.
+pub fn load_cached(
+    prepared: &Prepared,
+    runtime: &Runtime,
+    caches: &CacheTiers,
+) -> Result<LoadedRun> {
     let mut warnings = Vec::new();
     let (env, unknown) = knobs::current();
     warn_unknown(unknown, &mut warnings);
@@ -356,11 +382,10 @@ pub fn run_cached(
         tpu: None,
     };
     let compiled = through_cache(&request, &plugins, caches, &env, &mut warnings)?;
-    let executable = runtime.deserialize(&compiled.executable)?;
-    Ok(CachedRun {
-        output: prepared.execute_with(&executable)?,
+    Ok(LoadedRun {
+        executable: runtime.deserialize(&compiled.executable)?,
         key: compiled.key,
-        hit: compiled.origin != Origin::Compiled,
+        origin: compiled.origin,
         warnings,
     })
 }

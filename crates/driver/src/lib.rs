@@ -44,8 +44,8 @@ mod tiers;
 pub use backend::compile_module_report;
 pub use compare::{Comparison, Tolerance, compare};
 pub use compile::{
-    CachedRun, CompileReport, Compiled, ShapeCompile, compile, compile_shapes, family_key,
-    run_cached,
+    CachedRun, CompileReport, Compiled, LoadedRun, ShapeCompile, compile, compile_shapes,
+    family_key, load_cached, run_cached,
 };
 pub use emit::{Emit, fx_graph};
 pub use error::{DriverError, InputMismatch, MlirParseError, NonFinite, Result};

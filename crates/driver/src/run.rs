@@ -54,6 +54,8 @@ pub struct Prepared {
     pub(crate) model_name: Option<String>,
     /// The user inputs by position, in the dtype of their argument.
     inputs: BTreeMap<usize, HostTensor<'static>>,
+    /// The ranks a program with collectives runs on (inputs stack them on a leading axis).
+    ranks: Option<usize>,
 }
 
 /// Lowers `model` for `inputs` (a symbolic input dimension takes the size of the given array
@@ -86,6 +88,22 @@ pub fn prepare(model: &Path, inputs: &[Input], options: &Options) -> Result<Prep
         (ProgramSource::Text { .. }, Some(weights)) => Some(Archive::open(weights)?),
         (ProgramSource::Text { .. }, None) => None,
     };
+    let inputs = convert_inputs(&built, inputs, ranks)?;
+    Ok(Prepared {
+        model_name: crate::compile::model_name(model),
+        built,
+        archive,
+        inputs,
+        ranks,
+    })
+}
+
+/// Checks each input against its argument of `built` and converts it to the argument's dtype.
+fn convert_inputs(
+    built: &Built,
+    inputs: &[Input],
+    ranks: Option<usize>,
+) -> Result<BTreeMap<usize, HostTensor<'static>>> {
     let mut converted = BTreeMap::new();
     for binding in &built.arguments {
         if let ArgumentRole::Input { index, name } = &binding.role {
@@ -106,12 +124,7 @@ pub fn prepare(model: &Path, inputs: &[Input], options: &Options) -> Result<Prep
             converted.insert(*index, tensor::from_npy(&input.array, binding.dtype));
         }
     }
-    Ok(Prepared {
-        model_name: crate::compile::model_name(model),
-        built,
-        archive,
-        inputs: converted,
-    })
+    Ok(converted)
 }
 
 /// A `.mlir` program takes one array per input of `main`.
@@ -159,6 +172,21 @@ impl Prepared {
         split_results(&self.built, results)
     }
 
+    /// Executes an executable compiled from this program's module on other inputs, of the
+    /// shapes and dtypes this program was prepared for (each is checked): the weights stay
+    /// bound to the mapped archive, so a runtime loads once and calls this per request.
+    pub fn execute_inputs(&self, executable: &Executable, inputs: &[Input]) -> Result<RunOutput> {
+        check_input_count(
+            Path::new(self.model_name.as_deref().unwrap_or("the program")),
+            &self.built,
+            inputs,
+        )?;
+        let converted = convert_inputs(&self.built, inputs, self.ranks)?;
+        let placement = self.placement()?;
+        let results = executable.execute_placed(&placement, self.arguments_from(&converted))?;
+        split_results(&self.built, results)
+    }
+
     /// Where the module's arguments and results live on its devices.
     pub fn placement(&self) -> Result<Placement> {
         let built = &self.built;
@@ -175,11 +203,19 @@ impl Prepared {
     /// weight's bytes borrowed from the mapped archive (strided views materialised), and the
     /// inputs.
     fn arguments(&self) -> impl Iterator<Item = Result<HostTensor<'_>>> {
+        self.arguments_from(&self.inputs)
+    }
+
+    /// [`Self::arguments`] with the user inputs `inputs`.
+    fn arguments_from<'a>(
+        &'a self,
+        inputs: &'a BTreeMap<usize, HostTensor<'static>>,
+    ) -> impl Iterator<Item = Result<HostTensor<'a>>> {
         self.built
             .arguments
             .iter()
             .map(|binding| match &binding.role {
-                ArgumentRole::Input { index, .. } => Ok(self.inputs[index].borrowed()),
+                ArgumentRole::Input { index, .. } => Ok(inputs[index].borrowed()),
                 role => {
                     let fqn = role.name();
                     let archive = self.archive.as_ref().ok_or_else(|| {
