@@ -15,6 +15,7 @@ mod passes;
 mod prewarm;
 mod render;
 mod run;
+mod setup_plugins;
 mod targets;
 
 use std::path::PathBuf;
@@ -66,6 +67,8 @@ enum Command {
     Cache(cache::Args),
     /// Compile a program for XLA:CPU, run it on `.npy` inputs and write its outputs.
     Run(run::Args),
+    /// Install the pinned PJRT plugins (XLA:CPU, libtpu) from PyPI wheels, checked by sha256.
+    SetupPlugins(setup_plugins::Args),
 }
 
 #[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -98,6 +101,7 @@ fn main() -> ExitCode {
         Command::Targets(args) => targets::run(&args).map(|()| ExitCode::SUCCESS),
         Command::Cache(args) => cache::run(&args),
         Command::Opt(args) => opt::run(&args).map(|()| ExitCode::SUCCESS),
+        Command::SetupPlugins(args) => setup_plugins::run(&args),
     };
     match result {
         Ok(code) => code,
