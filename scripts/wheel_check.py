@@ -205,10 +205,15 @@ def _():
     assert any(entry["key"] == again.key for entry in tpuc.Cache().entries())
 
 
-@check("wrong inputs are a tpuc.Error with the CLI's code")
+@check("a missing archive and wrong inputs are tpuc.Error, with the CLI's code")
 def _():
     import numpy
 
+    try:
+        tpuc.load(WORK / "missing.pt2")
+        raise AssertionError("no tpuc.Error for a missing archive")
+    except tpuc.Error as error:
+        assert "missing.pt2" in str(error), str(error)
     exe = tpuc.load(GPT2_PATH)
     try:
         exe(numpy.zeros((3, 3), dtype=numpy.float32))

@@ -58,6 +58,8 @@ impl Executable {
                 "`{target}`: tpuc runs programs on XLA:CPU only (cpu or cpu:N)"
             ));
         };
+        // A missing or malformed archive is an error now, not at the first call.
+        tpuc_driver::ProgramSource::open(&request.model)?;
         let options = request.options.for_target(&request.target);
         let runtime = Runtime::cpu_devices(plugin.as_deref(), devices)?;
         let (caches, warnings) = open_tiers(cache_dir, trust_keys)?;

@@ -269,7 +269,8 @@ def load(
     """Loads ``model`` (a ``.pt2`` archive) for execution on XLA:CPU (``target`` ``"cpu"``
     or ``"cpu:N"``) and returns an :class:`Executable`; ``exe(*arrays)`` runs it.
 
-    The XLA:CPU plugin (``plugin``, else ``TPUC_CPU_PLUGIN``, else the plugin directory that
+    The archive is opened (a missing or malformed one raises :class:`Error`) and the XLA:CPU
+    plugin (``plugin``, else ``TPUC_CPU_PLUGIN``, else the plugin directory that
     ``tpuc setup-plugins`` fills) is loaded now. The executable comes through the compile
     cache, like ``tpuc run``'s: an executable in the local cache or the shared tier is
     deserialized, not recompiled; the weights are bound from the archive's memory map. Both
