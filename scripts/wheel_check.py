@@ -173,6 +173,7 @@ def _():
     for _ in range(2):
         (got, *_rest) = exe(*gpt2_inputs())
         assert got.shape == want.shape and got.dtype == want.dtype, (got.shape, got.dtype)
+        assert got.flags.writeable
         numpy.testing.assert_allclose(got, want, rtol=tol["rtol"], atol=tol["atol"])
     assert exe.key is not None and len(exe.key) == 64
     # Through __dlpack__ too: an object that only offers the protocol.

@@ -6,7 +6,7 @@ use std::sync::{Arc, Mutex};
 
 use miette::{Result, miette};
 use pyo3::prelude::*;
-use pyo3::types::PyBytes;
+use pyo3::types::PyByteArray;
 use tpuc_driver::{CacheTiers, Input, Options, Origin, Prepared, Runtime, Target};
 use tpuc_npy::{Array, Dtype};
 
@@ -16,8 +16,8 @@ use crate::request::{Request, open_tiers};
 /// One array crossing the boundary: numpy dtype name, shape, bytes (C order).
 type Triple = (String, Vec<usize>, Vec<u8>);
 
-/// An output as Python gets it.
-type PyTriple<'py> = (String, Vec<usize>, Bound<'py, PyBytes>);
+/// An output as Python gets it: a bytearray, so the numpy array over it is writable.
+type PyTriple<'py> = (String, Vec<usize>, Bound<'py, PyByteArray>);
 
 /// The dtypes and shapes of a call's inputs: which specialisation of the program serves it.
 type Signature = Vec<(Dtype, Vec<usize>)>;
@@ -176,7 +176,7 @@ impl Executable {
             .map_err(|report| to_py(&report))?;
         Ok(outputs
             .into_iter()
-            .map(|(dtype, shape, data)| (dtype, shape, PyBytes::new(py, &data)))
+            .map(|(dtype, shape, data)| (dtype, shape, PyByteArray::new(py, &data)))
             .collect())
     }
 
