@@ -9,7 +9,7 @@ use miette::{IntoDiagnostic, Result};
 use tpuc_cache::{Cache, EntryInfo, Mode, SecretKey, TrustedKeys};
 use tpuc_driver::CacheTiers;
 use tpuc_prewarm::PlanOptions;
-use tpuc_remote::{Limits, RemoteError, RemoteOptions, RemoteStore, SharedTier};
+use tpuc_remote::{Limits, RemoteOptions, RemoteStore, SharedTier};
 
 use crate::Format;
 use crate::age::ago;
@@ -123,25 +123,7 @@ impl RemoteArgs {
             ..RemoteOptions::default()
         };
         let shared = SharedTier::new(RemoteStore::open(url, &options)?).trusting(trusted);
-        let mut warnings = Vec::new();
-        let shared = match shared.check() {
-            Ok(()) => Some(shared),
-            Err(error) if error.is_network_fault() => {
-                warnings.push(unusable(&error, "it is tried again later"));
-                Some(shared)
-            }
-            Err(error @ (RemoteError::Denied { .. } | RemoteError::NoSuchBucket { .. })) => {
-                warnings.push(unusable(&error, "using the local cache only"));
-                None
-            }
-            Err(error) => return Err(error.into()),
-        };
-        let tiers = CacheTiers {
-            local,
-            shared,
-            signer,
-        };
-        Ok((tiers, warnings))
+        Ok(CacheTiers::with_shared(local, shared, signer)?)
     }
 }
 
@@ -152,16 +134,6 @@ fn parse_seconds(text: &str) -> Result<Duration, String> {
         .filter(|seconds| *seconds > 0.0)
         .and_then(|seconds| Duration::try_from_secs_f64(seconds).ok())
         .ok_or_else(|| format!("`{text}` is not a positive number of seconds"))
-}
-
-/// The warning for a shared tier that cannot be used: what happened, and what to do.
-fn unusable(error: &RemoteError, consequence: &str) -> String {
-    let help =
-        miette::Diagnostic::help(error).map_or_else(String::new, |help| format!(" ({help})"));
-    format!(
-        "the shared cache cannot be used now, {consequence}: {}{help}",
-        tpuc_driver::error_chain(error)
-    )
 }
 
 #[derive(clap::Args)]

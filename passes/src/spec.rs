@@ -151,10 +151,6 @@ impl PipelineSpec {
             .collect::<Result<Vec<_>, _>>()?;
         Ok(stages.join(","))
     }
-
-    pub fn is_empty(&self) -> bool {
-        self.stages.is_empty()
-    }
 }
 
 impl fmt::Display for PipelineSpec {

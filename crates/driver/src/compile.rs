@@ -78,7 +78,7 @@ pub fn compile(
     let mut compiled = Vec::new();
     for target in targets {
         let started = Instant::now();
-        let family = family_key(model, target, options)?;
+        let family = family_key_of(frontends.source(), target, options)?;
         let module = frontends.for_target(target, options, &caches.local, &mut warnings)?;
         let request = CompileRequest {
             module: &module.module,
@@ -232,10 +232,15 @@ pub fn compile_shapes(
 /// The shape index's family of `model` under `options` for `target`: what its front-end key
 /// is derived from, without the sizes given to its symbolic dimensions.
 pub fn family_key(model: &Path, target: &Target, options: &Options) -> Result<Key> {
+    family_key_of(&ProgramSource::open(model)?, target, options)
+}
+
+/// [`family_key`] of a program already open.
+fn family_key_of(source: &ProgramSource, target: &Target, options: &Options) -> Result<Key> {
     let mut without_sizes = options.for_target(target);
     without_sizes.lower.dims.clear();
     without_sizes.lower.input_shapes.clear();
-    let frontend = ProgramSource::open(model)?.key_parts(&without_sizes)?.key();
+    let frontend = source.key_parts(&without_sizes)?.key();
     Ok(Key(sha256(
         format!("tpuc-shape-family/1\n{frontend}").as_bytes(),
     )))

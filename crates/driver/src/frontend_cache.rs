@@ -40,6 +40,11 @@ impl Frontends {
         })
     }
 
+    /// The program the front ends are built from, opened once.
+    pub fn source(&self) -> &ProgramSource {
+        &self.source
+    }
+
     pub fn for_target(
         &mut self,
         target: &Target,

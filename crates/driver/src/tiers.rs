@@ -59,6 +59,36 @@ impl From<Cache> for CacheTiers {
 }
 
 impl CacheTiers {
+    /// The local cache with `shared` behind it, checked once. A tier the network cannot reach
+    /// now is kept (its faults are retried per operation); one that refuses access or has no
+    /// bucket is dropped, the local cache working alone. Either is a warning; any other
+    /// failure is the error.
+    pub fn with_shared(
+        local: Cache,
+        shared: SharedTier,
+        signer: Option<SecretKey>,
+    ) -> Result<(CacheTiers, Vec<String>), RemoteError> {
+        let mut warnings = Vec::new();
+        let shared = match shared.check() {
+            Ok(()) => Some(shared),
+            Err(error) if error.is_network_fault() => {
+                warnings.push(unusable(&error, "it is tried again later"));
+                Some(shared)
+            }
+            Err(error @ (RemoteError::Denied { .. } | RemoteError::NoSuchBucket { .. })) => {
+                warnings.push(unusable(&error, "using the local cache only"));
+                None
+            }
+            Err(error) => return Err(error),
+        };
+        let tiers = CacheTiers {
+            local,
+            shared,
+            signer,
+        };
+        Ok((tiers, warnings))
+    }
+
     /// The entry `key`: local, else shared. A local hit that a writable shared tier lacks is
     /// published to it, so a prewarm fills the shared tier from an already warm machine.
     pub(crate) fn lookup(&self, key: &Key, warnings: &mut Vec<String>) -> Option<Found> {
@@ -213,4 +243,14 @@ pub(crate) fn not_stored(error: &tpuc_cache::CacheError) -> String {
         }
         _ => format!("{error}; the result is not stored in the cache"),
     }
+}
+
+/// The warning for a shared tier that cannot be used: what happened, and what to do.
+fn unusable(error: &RemoteError, consequence: &str) -> String {
+    let help =
+        miette::Diagnostic::help(error).map_or_else(String::new, |help| format!(" ({help})"));
+    format!(
+        "the shared cache cannot be used now, {consequence}: {}",
+        error_chain(error)
+    ) + &help
 }

@@ -11,7 +11,7 @@ use tpuc_cache::{Cache, Mode, SecretKey, TrustedKeys};
 use tpuc_driver::{CacheTiers, DimSizes, LowerOptions, Options, Target};
 use tpuc_passes::sharding::{PlanSource, ShardRequest};
 use tpuc_passes::{Fusion, PassName, PipelineRequest};
-use tpuc_remote::{Limits, RemoteError, RemoteOptions, RemoteStore, SharedTier};
+use tpuc_remote::{Limits, RemoteOptions, RemoteStore, SharedTier};
 
 /// A program, one target, and the options its keys and compile use.
 pub struct Request {
@@ -153,35 +153,5 @@ pub fn open_tiers(
         ..RemoteOptions::default()
     };
     let shared = SharedTier::new(RemoteStore::open(&url, &options)?).trusting(trusted);
-    let mut warnings = Vec::new();
-    let shared = match shared.check() {
-        Ok(()) => Some(shared),
-        Err(error) if error.is_network_fault() => {
-            warnings.push(unusable(&error, "it is tried again later"));
-            Some(shared)
-        }
-        Err(error @ (RemoteError::Denied { .. } | RemoteError::NoSuchBucket { .. })) => {
-            warnings.push(unusable(&error, "using the local cache only"));
-            None
-        }
-        Err(error) => return Err(error.into()),
-    };
-    Ok((
-        CacheTiers {
-            local,
-            shared,
-            signer,
-        },
-        warnings,
-    ))
-}
-
-/// The CLI's warning for a shared tier that cannot be used.
-fn unusable(error: &RemoteError, consequence: &str) -> String {
-    let help =
-        miette::Diagnostic::help(error).map_or_else(String::new, |help| format!(" ({help})"));
-    format!(
-        "the shared cache cannot be used now, {consequence}: {}",
-        tpuc_driver::error_chain(error)
-    ) + &help
+    Ok(CacheTiers::with_shared(local, shared, signer)?)
 }

@@ -96,22 +96,6 @@ fn entry_mut(module: &mut Module) -> Result<&mut Function, InterfaceError> {
 }
 
 impl Interface {
-    /// The interface of a module without one: every argument an input, every result an output.
-    pub fn inputs_and_outputs(arguments: usize, results: usize) -> Self {
-        Interface {
-            arguments: (0..arguments)
-                .map(|index| ArgumentRole::Input {
-                    index,
-                    name: format!("arg{index}"),
-                })
-                .collect(),
-            results: (0..results)
-                .map(|index| ResultRole::Output { index })
-                .collect(),
-            aliases: Vec::new(),
-        }
-    }
-
     /// The argument a state result updates: the buffer (or user input) of the same name.
     pub fn updated_argument(&self, result: usize) -> Option<usize> {
         let (name, input) = match self.results.get(result)? {
