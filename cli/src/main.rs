@@ -17,6 +17,7 @@ mod render;
 mod run;
 mod setup_plugins;
 mod targets;
+mod train;
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -67,6 +68,8 @@ enum Command {
     Cache(cache::Args),
     /// Compile a program for XLA:CPU, run it on `.npy` inputs and write its outputs.
     Run(run::Args),
+    /// Train: run optimizer steps of a program's loss on XLA:CPU and write the parameters.
+    Train(train::Args),
     /// Install the pinned PJRT plugins (XLA:CPU, libtpu) from PyPI wheels, checked by sha256.
     SetupPlugins(setup_plugins::Args),
 }
@@ -95,6 +98,7 @@ fn main() -> ExitCode {
         } => inspect::run(&model, graph, composites, format).map(|()| ExitCode::SUCCESS),
         Command::Lower(args) => lower::run(&args).map(|()| ExitCode::SUCCESS),
         Command::Run(args) => run::run(&args),
+        Command::Train(args) => train::run(&args),
         Command::Compile(args) => compile::run(&args),
         Command::Key(args) => key::run(&args),
         Command::Prewarm(args) => prewarm::run(&args),

@@ -3,7 +3,9 @@
 use std::path::PathBuf;
 
 use miette::{Result, miette};
-use tpuc_passes::{Fusion, KernelLibrary, PassName, PipelineReport, PipelineRequest, RunOptions};
+use tpuc_passes::{
+    Fusion, KernelLibrary, OptimizerSpec, PassName, PipelineReport, PipelineRequest, RunOptions,
+};
 
 #[derive(clap::Args)]
 pub struct PassArgs {
@@ -31,6 +33,13 @@ pub struct PassArgs {
     /// `lower` and `opt`).
     #[arg(long, value_name = "tpu|cpu", requires = "kernels")]
     kernel_target: Option<String>,
+    /// Make the program one training step with this optimizer: the loss's gradients (tpuc's
+    /// reverse-mode differentiation, or a joint graph's own), then the update, parameters and
+    /// state donated. `sgd:lr=0.1,momentum=0.9` (also dampening, nesterov, weight_decay),
+    /// `adamw:lr=1e-3,beta1=0.9,beta2=0.999,eps=1e-8,weight_decay=0.01`, `adam:...`; any
+    /// with `clip=1.0` (global gradient norm). See docs/training.md.
+    #[arg(long, value_name = "SPEC", value_parser = parse_optimizer)]
+    pub optimizer: Option<OptimizerSpec>,
     /// Verify the module after every pass.
     #[arg(long)]
     verify_each: bool,
@@ -87,6 +96,7 @@ impl PassArgs {
             fusion,
             kernels,
             sharding: None,
+            optimizer: self.optimizer.clone(),
         })
     }
 
@@ -139,5 +149,13 @@ fn parse_passes(text: &str) -> Result<PassList, String> {
             unknown.join("`, `"),
             PassName::ALL.map(PassName::name).join(", ")
         )
+    })
+}
+
+/// `--optimizer`: a bad spec is a usage error (exit 2) naming the optimizers and their fields.
+fn parse_optimizer(text: &str) -> Result<OptimizerSpec, String> {
+    OptimizerSpec::parse(text).map_err(|error| match error {
+        tpuc_passes::PassError::Optimizer { message, .. } => message,
+        other => other.to_string(),
     })
 }

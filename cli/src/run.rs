@@ -49,7 +49,7 @@ pub struct Args {
 }
 
 /// `tpuc run` executes on XLA:CPU only.
-fn cpu_target(text: &str) -> Result<Target, String> {
+pub(crate) fn cpu_target(text: &str) -> Result<Target, String> {
     match text.parse()? {
         Target::Tpu { .. } => Err(format!(
             "`{text}`: tpuc runs programs on XLA:CPU only (cpu or cpu:N); compile for TPUs \
@@ -146,6 +146,7 @@ pub fn run(args: &Args) -> Result<ExitCode> {
             ResultRole::BufferMutation { fqn } => format!("buffer.{fqn}.npy"),
             ResultRole::InputMutation { name } => format!("input.{name}.npy"),
             ResultRole::Gradient { fqn } => format!("grad.{fqn}.npy"),
+            ResultRole::ParameterUpdate { fqn } => format!("param.{fqn}.npy"),
             ResultRole::OptimizerState { fqn, slot } => format!("state.{fqn}.{slot}.npy"),
             ResultRole::Loss => "loss.npy".to_owned(),
             ResultRole::Output { .. } | ResultRole::Check { .. } => continue,

@@ -47,6 +47,18 @@ pub enum PassError {
     #[diagnostic(transparent)]
     Plan(Box<crate::sharding::PlanError>),
 
+    /// An `--optimizer` spec that does not parse.
+    #[error("optimizer `{spec}`: {message}")]
+    #[diagnostic(
+        code(tpuc::optimizer),
+        help(
+            "write NAME:field=value,...: `sgd:lr=0.1,momentum=0.9` (fields lr, momentum, \
+             dampening, nesterov, weight_decay, clip) or `adamw:lr=1e-3,weight_decay=0.01` \
+             (adam/adamw fields lr, beta1, beta2, eps, weight_decay, clip)"
+        )
+    )]
+    Optimizer { spec: String, message: String },
+
     /// A pass that cannot do its job on this program.
     #[error("pass `{pass}`: {message}")]
     #[diagnostic(code(tpuc::passes::refused), help("{help}"))]

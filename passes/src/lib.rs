@@ -11,12 +11,14 @@
 //! assert_eq!(spec.canonical_text().unwrap(), "canonicalize,cse,dce");
 //! ```
 
+mod autodiff;
 mod canonicalize;
 mod chlo;
 mod cse;
 mod dce;
 mod error;
 mod fusion;
+mod optimizer;
 mod pass;
 mod pipeline;
 mod prune_args;
@@ -27,6 +29,7 @@ mod spec;
 pub use chlo::has_chlo;
 pub use error::PassError;
 pub use fusion::{Kernel, KernelLibrary, composite_counts, names as composite_names};
+pub use optimizer::{OptimizerSpec, Rule as OptimizerRule, STEP_FQN, STEP_SLOT};
 pub use pass::{Pass, PassContext};
 pub use pipeline::{PassStat, PipelineReport, RunOptions, op_count};
 pub use spec::{

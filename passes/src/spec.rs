@@ -7,6 +7,7 @@ use std::fmt;
 
 use crate::error::PassError;
 use crate::fusion::{KernelLibrary, SubstituteKernels};
+use crate::optimizer::{OptimizerSpec, Train};
 use crate::pass::Pass;
 use crate::sharding::{Shard, ShardRequest};
 
@@ -22,11 +23,12 @@ pub enum PassName {
     ShardingPropagate,
     Fuse,
     InlineComposites,
+    Autodiff,
 }
 
 impl PassName {
     /// Every pass, in the order `--help` lists them.
-    pub const ALL: [PassName; 9] = [
+    pub const ALL: [PassName; 10] = [
         PassName::ChloLegalize,
         PassName::Canonicalize,
         PassName::Fold,
@@ -36,6 +38,7 @@ impl PassName {
         PassName::ShardingPropagate,
         PassName::Fuse,
         PassName::InlineComposites,
+        PassName::Autodiff,
     ];
 
     pub fn name(self) -> &'static str {
@@ -72,6 +75,7 @@ impl PassName {
             PassName::ShardingPropagate => Box::new(crate::sharding::ShardingPropagate),
             PassName::Fuse => Box::new(crate::fusion::Fuse),
             PassName::InlineComposites => Box::new(crate::fusion::InlineComposites),
+            PassName::Autodiff => Box::new(crate::autodiff::Differentiate),
         }
     }
 }
@@ -97,6 +101,8 @@ pub enum Stage {
     Kernels(KernelLibrary),
     /// A sharding plan over a target's devices (`--shard`).
     Shard(ShardRequest),
+    /// A training step: gradients of the loss, then the optimizer's update (`--optimizer`).
+    Train(OptimizerSpec),
 }
 
 impl Stage {
@@ -109,6 +115,7 @@ impl Stage {
             Stage::Shard(request) => Box::new(Shard {
                 request: request.clone(),
             }),
+            Stage::Train(spec) => Box::new(Train { spec: spec.clone() }),
         }
     }
 
@@ -118,6 +125,7 @@ impl Stage {
             Stage::Pass(name) => name.name().to_owned(),
             Stage::Kernels(library) => format!("kernels({})", library.digest()),
             Stage::Shard(request) => format!("shard({})", request.key_text()?),
+            Stage::Train(spec) => format!("train({spec})"),
         })
     }
 }
@@ -194,6 +202,8 @@ pub struct PipelineRequest {
     pub kernels: Option<KernelLibrary>,
     /// `--shard`, for the target's device count.
     pub sharding: Option<ShardRequest>,
+    /// `--optimizer`: the program becomes one training step.
+    pub optimizer: Option<OptimizerSpec>,
 }
 
 impl PipelineRequest {
@@ -203,6 +213,11 @@ impl PipelineRequest {
         let mut passes = Vec::new();
         if source == Source::Text {
             passes.push(PassName::ChloLegalize);
+        }
+        let mut spec = PipelineSpec::default();
+        if let Some(optimizer) = &self.optimizer {
+            spec.stages.extend(passes.drain(..).map(Stage::Pass));
+            spec.stages.push(Stage::Train(optimizer.clone()));
         }
         match (&self.passes, source) {
             (Some(listed), _) => passes.extend(listed),
@@ -215,7 +230,7 @@ impl PipelineRequest {
         } else if fuses && !passes.contains(&PassName::Fuse) {
             passes.extend(FUSE_PASSES);
         }
-        let mut spec = PipelineSpec::of_passes(&passes);
+        spec.stages.extend(passes.into_iter().map(Stage::Pass));
         if let Some(library) = &self.kernels {
             spec.stages.push(Stage::Kernels(library.clone()));
         }

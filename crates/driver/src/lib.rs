@@ -40,6 +40,7 @@ mod signature;
 pub mod target;
 mod tensor;
 mod tiers;
+mod train;
 
 pub use backend::compile_module_report;
 pub use compare::{Comparison, Tolerance, compare};
@@ -69,3 +70,4 @@ pub use tiers::{CacheTiers, Found, Origin, error_chain};
 pub use tpuc_ir::{ArgumentRole, CheckKind, Interface, Program, ResultRole};
 pub use tpuc_lower::{LowerError, LowerOptions, SourceLine};
 pub use tpuc_pjrt::{CostAnalysis, ExecutableReport, MemoryStats, show_plugin_logs};
+pub use train::{TrainRequest, Trained, TrainedTensor, batch_path, train};

@@ -172,16 +172,21 @@ impl Prepared {
         split_results(&self.built, results)
     }
 
-    /// Executes an executable compiled from this program's module on other inputs, of the
-    /// shapes and dtypes this program was prepared for (each is checked): the weights stay
-    /// bound to the mapped archive, so a runtime loads once and calls this per request.
-    pub fn execute_inputs(&self, executable: &Executable, inputs: &[Input]) -> Result<RunOutput> {
+    /// `inputs` checked against the program's user inputs and converted to their dtypes.
+    pub(crate) fn convert(&self, inputs: &[Input]) -> Result<BTreeMap<usize, HostTensor<'static>>> {
         check_input_count(
             Path::new(self.model_name.as_deref().unwrap_or("the program")),
             &self.built,
             inputs,
         )?;
-        let converted = convert_inputs(&self.built, inputs, self.ranks)?;
+        convert_inputs(&self.built, inputs, self.ranks)
+    }
+
+    /// Executes an executable compiled from this program's module on other inputs, of the
+    /// shapes and dtypes this program was prepared for (each is checked): the weights stay
+    /// bound to the mapped archive, so a runtime loads once and calls this per request.
+    pub fn execute_inputs(&self, executable: &Executable, inputs: &[Input]) -> Result<RunOutput> {
+        let converted = self.convert(inputs)?;
         let placement = self.placement()?;
         let results = executable.execute_placed(&placement, self.arguments_from(&converted))?;
         split_results(&self.built, results)
@@ -202,7 +207,7 @@ impl Prepared {
     /// `main`'s arguments, produced one at a time as they are moved to the devices: each
     /// weight's bytes borrowed from the mapped archive (strided views materialised), and the
     /// inputs.
-    fn arguments(&self) -> impl Iterator<Item = Result<HostTensor<'_>>> {
+    pub(crate) fn arguments(&self) -> impl Iterator<Item = Result<HostTensor<'_>>> {
         self.arguments_from(&self.inputs)
     }
 
@@ -216,6 +221,10 @@ impl Prepared {
             .iter()
             .map(|binding| match &binding.role {
                 ArgumentRole::Input { index, .. } => Ok(inputs[index].borrowed()),
+                // Optimizer state starts at zero, as PyTorch's does (the step count too).
+                ArgumentRole::OptimizerState { .. } => {
+                    Ok(HostTensor::zeros(binding.dtype, binding.shape.clone()))
+                }
                 role => {
                     let fqn = role.name();
                     let archive = self.archive.as_ref().ok_or_else(|| {

@@ -116,6 +116,75 @@ impl Executable {
         placement: &Placement,
         arguments: impl IntoIterator<Item = Result<HostTensor<'a>>>,
     ) -> Result<Vec<HostTensor<'static>>> {
+        let resident = self.upload_all(placement, arguments)?;
+        let results = self.execute_resident(&resident)?;
+        drop(resident);
+        (0..results.count())
+            .map(|index| results.to_host(placement, index))
+            .collect()
+    }
+
+    /// Moves `arguments` to the devices (as [`Executable::execute_placed`] does) and keeps them
+    /// there for [`Executable::execute_resident`].
+    pub fn upload_all<'a>(
+        &self,
+        placement: &Placement,
+        arguments: impl IntoIterator<Item = Result<HostTensor<'a>>>,
+    ) -> Result<DeviceArguments<'a>> {
+        let devices = self.check_devices(placement)?;
+        let mut resident = DeviceArguments {
+            per_device: (0..devices).map(|_| Vec::new()).collect(),
+        };
+        for (index, argument) in arguments.into_iter().enumerate() {
+            let blocks = self.upload(placement, index, &argument?)?;
+            for (list, block) in resident.per_device.iter_mut().zip(blocks) {
+                list.push(block);
+            }
+        }
+        Ok(resident)
+    }
+
+    /// Replaces resident argument `index` with `argument` (a new batch).
+    pub fn replace_argument(
+        &self,
+        resident: &mut DeviceArguments<'_>,
+        placement: &Placement,
+        index: usize,
+        argument: &HostTensor<'_>,
+    ) -> Result<()> {
+        let blocks = if placement.is_whole(index) {
+            vec![argument.borrowed(); resident.per_device.len()]
+        } else {
+            placement.split_argument(index, argument)?
+        };
+        for (device, (list, block)) in resident.per_device.iter_mut().zip(blocks).enumerate() {
+            list[index] = self.copied(&block, device)?;
+        }
+        Ok(())
+    }
+
+    /// Runs the program on resident arguments; the results stay on the devices. Donated
+    /// arguments are used up: give them their results back with [`DeviceArguments::adopt`].
+    pub fn execute_resident(&self, resident: &DeviceArguments<'_>) -> Result<DeviceResults> {
+        let refs: Vec<Vec<&Buffer>> = resident
+            .per_device
+            .iter()
+            .map(|list| list.iter().map(OnDevice::buffer).collect())
+            .collect();
+        let refs: Vec<&[&Buffer]> = refs.iter().map(Vec::as_slice).collect();
+        let per_device = self
+            .loaded
+            .execute(&refs)
+            .map_err(DriverError::pjrt("executing the program"))?;
+        Ok(DeviceResults {
+            per_device: per_device
+                .into_iter()
+                .map(|results| results.into_iter().map(Some).collect())
+                .collect(),
+        })
+    }
+
+    fn check_devices(&self, placement: &Placement) -> Result<usize> {
         let devices = placement.device_count().max(1);
         if self.loaded.device_count() != devices {
             return Err(DriverError::Placement {
@@ -126,50 +195,37 @@ impl Executable {
                 help: Some(format!("run it with --target cpu:{devices}")),
             });
         }
-        let mut per_device: Vec<Vec<OnDevice<'a>>> = (0..devices).map(|_| Vec::new()).collect();
-        for (index, argument) in arguments.into_iter().enumerate() {
-            let argument = argument?;
-            if placement.is_whole(index) {
-                for (device, list) in per_device.iter_mut().enumerate() {
-                    list.push(match &argument.bytes {
-                        // A donated buffer is written by the program: never the lent bytes.
-                        Cow::Borrowed(bytes) if !placement.is_donated(index) => {
-                            self.in_place(&argument, bytes, device)?
-                        }
-                        _ => self.copied(&argument, device)?,
-                    });
-                }
-            } else {
-                let blocks = placement.split_argument(index, &argument)?;
-                for (device, (list, block)) in per_device.iter_mut().zip(blocks).enumerate() {
-                    list.push(self.copied(&block, device)?);
-                }
-            }
+        Ok(devices)
+    }
+
+    /// Argument `index` on each device: borrowed bytes (a weight in the mapped archive, an
+    /// input) handed to the plugin in place, which XLA:CPU uses as device memory without a
+    /// copy; owned bytes (a materialised view, a device's block) copied and dropped at once.
+    fn upload<'a>(
+        &self,
+        placement: &Placement,
+        index: usize,
+        argument: &HostTensor<'a>,
+    ) -> Result<Vec<OnDevice<'a>>> {
+        let devices = placement.device_count().max(1);
+        if placement.is_whole(index) {
+            (0..devices)
+                .map(|device| match &argument.bytes {
+                    // A donated buffer is written by the program: never the lent bytes.
+                    Cow::Borrowed(bytes) if !placement.is_donated(index) => {
+                        self.in_place(argument, bytes, device)
+                    }
+                    _ => self.copied(argument, device),
+                })
+                .collect()
+        } else {
+            placement
+                .split_argument(index, argument)?
+                .iter()
+                .enumerate()
+                .map(|(device, block)| self.copied(block, device))
+                .collect()
         }
-        let refs: Vec<Vec<&Buffer>> = per_device
-            .iter()
-            .map(|list| list.iter().map(OnDevice::buffer).collect())
-            .collect();
-        let refs: Vec<&[&Buffer]> = refs.iter().map(Vec::as_slice).collect();
-        let results = self
-            .loaded
-            .execute(&refs)
-            .map_err(DriverError::pjrt("executing the program"))?;
-        drop(per_device);
-        let mut by_result: Vec<Vec<HostTensor<'static>>> = Vec::new();
-        for device_results in results {
-            for (index, buffer) in device_results.iter().enumerate() {
-                if by_result.len() <= index {
-                    by_result.push(Vec::new());
-                }
-                by_result[index].push(to_host(buffer)?);
-            }
-        }
-        by_result
-            .into_iter()
-            .enumerate()
-            .map(|(index, shards)| placement.assemble_result(index, shards))
-            .collect()
     }
 
     /// Hands `bytes`, the data of `argument`, to `device` to use in place.
@@ -224,6 +280,53 @@ impl OnDevice<'_> {
             OnDevice::InPlace(buffer) => buffer,
             OnDevice::Copied(buffer) => buffer,
         }
+    }
+}
+
+/// A program's arguments on its devices, kept there between executions.
+pub struct DeviceArguments<'a> {
+    /// Per device, per argument.
+    per_device: Vec<Vec<OnDevice<'a>>>,
+}
+
+impl DeviceArguments<'_> {
+    /// Makes result `result` of `results` the new argument `argument` on every device (the
+    /// state a step updated, donated or not, is the next step's).
+    pub fn adopt(&mut self, results: &mut DeviceResults, updates: &[(usize, usize)]) {
+        for (list, device_results) in self.per_device.iter_mut().zip(&mut results.per_device) {
+            for &(argument, result) in updates {
+                if let Some(buffer) = device_results.get_mut(result).and_then(Option::take) {
+                    list[argument] = OnDevice::Copied(buffer);
+                }
+            }
+        }
+    }
+}
+
+/// The results of one execution, on the devices.
+pub struct DeviceResults {
+    /// Per device, per result (`None` once adopted as an argument).
+    per_device: Vec<Vec<Option<Buffer>>>,
+}
+
+impl DeviceResults {
+    pub fn count(&self) -> usize {
+        self.per_device.first().map_or(0, Vec::len)
+    }
+
+    /// Result `index`, copied to the host and put back together from its devices' blocks.
+    pub fn to_host(&self, placement: &Placement, index: usize) -> Result<HostTensor<'static>> {
+        let shards = self
+            .per_device
+            .iter()
+            .map(|results| match &results[index] {
+                Some(buffer) => to_host(buffer),
+                None => Err(DriverError::Unsupported(format!(
+                    "result {index} was handed to the next step"
+                ))),
+            })
+            .collect::<Result<Vec<_>>>()?;
+        placement.assemble_result(index, shards)
     }
 }
 

@@ -62,6 +62,18 @@ pub fn npy_dtype_for_input(dtype: DType) -> Option<Dtype> {
     }
 }
 
+impl HostTensor<'static> {
+    /// A tensor of zeros.
+    pub fn zeros(dtype: DType, shape: Vec<i64>) -> Self {
+        let count: usize = shape.iter().map(|&d| d.max(0) as usize).product();
+        HostTensor {
+            dtype,
+            shape,
+            bytes: Cow::Owned(vec![0; count * dtype.itemsize()]),
+        }
+    }
+}
+
 impl HostTensor<'_> {
     pub fn numel(&self) -> usize {
         self.shape.iter().map(|&d| d.max(0) as usize).product()

@@ -55,6 +55,7 @@ impl Request {
                 fusion: Fusion::AsListed,
                 kernels: None,
                 sharding,
+                optimizer: None,
             },
             ..Options::default()
         };

@@ -3,7 +3,7 @@
 //! | attribute | on | value |
 //! |---|---|---|
 //! | `tpuc.role` | argument | `"input"`, `"parameter"`, `"buffer"`, `"constant"`, `"optimizer_state"` |
-//! | `tpuc.role` | result | `"output"`, `"buffer_mutation"`, `"input_mutation"`, `"loss"`, `"gradient"`, `"optimizer_state"`, `"index_check"`, `"nan_check"` |
+//! | `tpuc.role` | result | `"output"`, `"buffer_mutation"`, `"input_mutation"`, `"loss"`, `"gradient"`, `"parameter_update"`, `"optimizer_state"`, `"index_check"`, `"nan_check"` |
 //! | `jax.arg_info` | argument | the input's name or the weight's FQN (as JAX names arguments) |
 //! | `jax.result_info` | result | the FQN or name a state result updates; a check's FX node |
 //! | `tpuc.input` | argument | an input's position among the program's inputs (`: i64`) |
@@ -233,6 +233,7 @@ fn result(position: usize, attrs: &NamedAttrs) -> Result<ResultRole, InterfaceEr
         "input_mutation" => ResultRole::InputMutation { name: name()? },
         "loss" => ResultRole::Loss,
         "gradient" => ResultRole::Gradient { fqn: name()? },
+        "parameter_update" => ResultRole::ParameterUpdate { fqn: name()? },
         "optimizer_state" => ResultRole::OptimizerState {
             fqn: name()?,
             slot: text(attrs, SLOT, what, position)?,
@@ -241,7 +242,8 @@ fn result(position: usize, attrs: &NamedAttrs) -> Result<ResultRole, InterfaceEr
         other => {
             return Err(interface_error(format!(
                 "result {position} has role `{other}`; result roles are output, \
-                 buffer_mutation, input_mutation, loss, gradient, optimizer_state, index_check \
+                 buffer_mutation, input_mutation, loss, gradient, parameter_update, optimizer_state, \
+                 index_check \
                  and nan_check"
             )));
         }

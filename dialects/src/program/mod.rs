@@ -78,6 +78,12 @@ impl Program {
         Ok(interface)
     }
 
+    /// Rewrites the interface after a pass changed `main`'s signature, and checks that it fits.
+    pub fn set_interface(&mut self, interface: &Interface) -> Result<(), InterfaceError> {
+        attrs::write(entry_mut(&mut self.module)?, interface)?;
+        self.interface().map(|_| ())
+    }
+
     pub fn main(&self) -> Result<&Function, InterfaceError> {
         self.module
             .function(ENTRY)
@@ -96,20 +102,27 @@ fn entry_mut(module: &mut Module) -> Result<&mut Function, InterfaceError> {
 }
 
 impl Interface {
-    /// The argument a state result updates: the buffer (or user input) of the same name.
+    /// The argument a state result updates: the buffer (or user input, parameter, optimizer
+    /// state) of the same name.
     pub fn updated_argument(&self, result: usize) -> Option<usize> {
-        let (name, input) = match self.results.get(result)? {
-            ResultRole::BufferMutation { fqn } => (fqn, false),
-            ResultRole::InputMutation { name } => (name, true),
-            _ => return None,
-        };
-        self.arguments.iter().position(|argument| match argument {
-            ArgumentRole::Buffer { fqn, .. } => !input && fqn == name,
-            ArgumentRole::Input {
-                name: input_name, ..
-            } => input && input_name == name,
-            _ => false,
-        })
+        let role = self.results.get(result)?;
+        self.arguments
+            .iter()
+            .position(|argument| match (role, argument) {
+                (ResultRole::BufferMutation { fqn }, ArgumentRole::Buffer { fqn: name, .. })
+                | (ResultRole::ParameterUpdate { fqn }, ArgumentRole::Parameter { fqn: name })
+                | (ResultRole::InputMutation { name: fqn }, ArgumentRole::Input { name, .. }) => {
+                    fqn == name
+                }
+                (
+                    ResultRole::OptimizerState { fqn, slot },
+                    ArgumentRole::OptimizerState {
+                        fqn: name,
+                        slot: argument_slot,
+                    },
+                ) => fqn == name && slot == argument_slot,
+                _ => false,
+            })
     }
 
     /// The argument `result` is donated into, if any.
@@ -186,7 +199,10 @@ fn check(main: &Function, interface: &Interface) -> Result<(), InterfaceError> {
     for (result, role) in interface.results.iter().enumerate() {
         let is_mutation = matches!(
             role,
-            ResultRole::BufferMutation { .. } | ResultRole::InputMutation { .. }
+            ResultRole::BufferMutation { .. }
+                | ResultRole::InputMutation { .. }
+                | ResultRole::ParameterUpdate { .. }
+                | ResultRole::OptimizerState { .. }
         );
         if let Some(argument) = interface.alias_of_result(result)
             && is_mutation

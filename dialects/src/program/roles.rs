@@ -28,6 +28,8 @@ pub enum ResultRole {
     Loss,
     /// The gradient of parameter `fqn`.
     Gradient { fqn: String },
+    /// The new value of parameter `fqn` after an optimizer step (the argument of that name).
+    ParameterUpdate { fqn: String },
     /// The new optimizer state `slot` of parameter `fqn`.
     OptimizerState { fqn: String, slot: String },
     /// `--debug` checks of node `node` (`kind` says which), see [`CheckKind`].
@@ -92,6 +94,7 @@ impl ResultRole {
             Self::InputMutation { .. } => "input_mutation",
             Self::Loss => "loss",
             Self::Gradient { .. } => "gradient",
+            Self::ParameterUpdate { .. } => "parameter_update",
             Self::OptimizerState { .. } => "optimizer_state",
             Self::Check {
                 kind: CheckKind::Index { .. },
@@ -111,6 +114,7 @@ impl ResultRole {
             Self::Output { .. } | Self::Loss => None,
             Self::BufferMutation { fqn }
             | Self::Gradient { fqn }
+            | Self::ParameterUpdate { fqn }
             | Self::OptimizerState { fqn, .. } => Some(fqn),
             Self::InputMutation { name } | Self::Check { node: name, .. } => Some(name),
         }

@@ -6,22 +6,7 @@ use crate::rewrite::{Pattern, Rewriter, constant_of, splat_operand_of};
 
 /// Whether `op`'s single region computes `combine` of its two block arguments.
 fn body_is(rw: &Rewriter<'_>, op: OpId, combine: BinaryOp) -> bool {
-    let f = rw.function();
-    let [region] = f.op(op).regions.as_slice() else {
-        return false;
-    };
-    let [block] = f.region(*region).blocks.as_slice() else {
-        return false;
-    };
-    let block = f.block(*block);
-    let [max, ret] = block.ops.as_slice() else {
-        return false;
-    };
-    let (max, ret) = (f.op(*max), f.op(*ret));
-    max.kind == OpKind::Binary(combine)
-        && block.args.len() == 2
-        && (max.operands == block.args || max.operands == [block.args[1], block.args[0]])
-        && ret.operands == max.results
+    rw.function().single_binary_body(op) == Some(combine)
 }
 
 /// A windowed `maximum` of `maximum(x, c)` (a max-pool after a ReLU) is the windowed maximum

@@ -671,6 +671,13 @@ pub(crate) fn lower(archive: &Archive, options: &LowerOptions) -> Result<Lowered
             OutputSpec::UserInputMutation(m) => ResultRole::InputMutation {
                 name: m.user_input_name.clone(),
             },
+            OutputSpec::LossOutput(_) => ResultRole::Loss,
+            OutputSpec::GradientToParameter(g) => ResultRole::Gradient {
+                fqn: g.parameter_name.clone(),
+            },
+            OutputSpec::GradientToUserInput(g) => ResultRole::Gradient {
+                fqn: g.user_input_name.clone(),
+            },
             other => {
                 return Err(program_error(format!(
                     "output spec {other:?} is not supported (training outputs)"

@@ -26,6 +26,7 @@ fn result_key(role: &ResultRole) -> String {
         ResultRole::BufferMutation { fqn: name }
         | ResultRole::InputMutation { name }
         | ResultRole::Gradient { fqn: name }
+        | ResultRole::ParameterUpdate { fqn: name }
         | ResultRole::OptimizerState { fqn: name, .. }
         | ResultRole::Check { node: name, .. } => name.clone(),
     }
@@ -74,7 +75,22 @@ pub fn assign(
             preset, main, arguments, &shapes, &mesh, &mut specs, &mut notes,
         )?;
     }
-    let mut result_specs = vec![None; results.len()];
+    follow_parameters(arguments, &mut specs);
+    // A step's new parameters, optimizer state and buffers live where their arguments do,
+    // so each is written in place into its argument's (donated) buffer.
+    let interface = tpuc_ir::Interface {
+        arguments: arguments.to_vec(),
+        results: results.to_vec(),
+        aliases: Vec::new(),
+    };
+    let mut result_specs: Vec<Option<TensorSpec>> = (0..results.len())
+        .map(|result| {
+            let argument = interface.updated_argument(result)?;
+            let updates_state = !matches!(results[result], ResultRole::InputMutation { .. });
+            (updates_state && main.result_types[result] == main.arg_types()[argument])
+                .then(|| specs[argument].clone())
+        })
+        .collect();
     if let Some(file) = file {
         apply_file(
             file,
@@ -173,6 +189,24 @@ fn apply_preset(
         }
     }
     Ok(())
+}
+
+/// Optimizer state is sharded as its parameter is (ZeRO: each device holds the state of its
+/// block of the parameter).
+fn follow_parameters(arguments: &[ArgumentRole], specs: &mut [TensorSpec]) {
+    for (index, role) in arguments.iter().enumerate() {
+        let ArgumentRole::OptimizerState { fqn, .. } = role else {
+            continue;
+        };
+        let parameter = arguments
+            .iter()
+            .position(|p| matches!(p, ArgumentRole::Parameter { fqn: name } if name == fqn));
+        if let Some(parameter) = parameter
+            && specs[parameter].dims.len() == specs[index].dims.len()
+        {
+            specs[index] = specs[parameter].clone();
+        }
+    }
 }
 
 /// Replaces open dimensions of `specs` by what propagation gives them, on a copy of `main`.

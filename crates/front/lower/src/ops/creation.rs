@@ -44,6 +44,11 @@ pub(super) const OPS: &[OpDef] = &[
         ", MemoryFormat? memory_format=None) -> Tensor",
         zeros
     ),
+    factory!(
+        "empty_permuted(SymInt[] size, int[] physical_layout, ",
+        ") -> Tensor",
+        zeros
+    ),
     factory!("scalar_tensor(Scalar s, ", ") -> Tensor", scalar_tensor),
     factory!(
         "full_like(Tensor self, Scalar fill_value, ",

@@ -14,6 +14,7 @@ mod embedding_bag;
 mod grid;
 mod indexing;
 mod inplace;
+mod loss;
 mod matmul;
 mod noop;
 mod norm;
@@ -55,6 +56,7 @@ pub(crate) const FAMILIES: &[&[OpDef]] = &[
     elementwise::OPS,
     grid::OPS,
     indexing::OPS,
+    loss::OPS,
     matmul::OPS,
     noop::OPS,
     norm::OPS,

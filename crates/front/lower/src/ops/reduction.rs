@@ -451,13 +451,17 @@ fn safe_softmax(cx: &mut Cx<'_>, args: &Args<'_>) -> OpResult<Vec<Val>> {
 
 fn log_softmax(cx: &mut Cx<'_>, args: &Args<'_>) -> OpResult<Vec<Val>> {
     let (x, out, dim) = softmax_input(cx, args)?;
-    let b = &mut *cx.b;
+    let y = log_softmax_of(cx.b, x, dim)?;
+    one(support::convert(cx.b, y, out)?)
+}
+
+/// `x - logsumexp(x)` along `dim`, shifted by the maximum for stability.
+pub(crate) fn log_softmax_of(b: &mut FunctionBuilder, x: Value, dim: usize) -> OpResult<Value> {
     let shape = support::shape(b, x)?;
     let (shifted, _, s) = shifted_exp(b, x, dim)?;
     let l = b.log(s)?;
     let l = broadcast_back(b, l, &[dim], &shape)?;
-    let y = b.subtract(shifted, l)?;
-    one(support::convert(b, y, out)?)
+    Ok(b.subtract(shifted, l)?)
 }
 
 fn logsumexp(cx: &mut Cx<'_>, args: &Args<'_>) -> OpResult<Vec<Val>> {

@@ -1,0 +1,114 @@
+//! `batch_norm_training` and `batch_norm_inference` as the reductions and elementwise ops they
+//! stand for, so that differentiation needs rules for those ops only.
+
+use tpuc_ir::{BinaryOp, Function, InsertPoint, OpBuilder, OpId, OpKind, Result, Value};
+
+/// Rewrites every batch normalization in `main`'s body.
+pub(super) fn batch_norms(main: &mut Function) -> Result<()> {
+    let ops: Vec<OpId> = main.block(main.entry_block()).ops.clone();
+    for op in ops {
+        let operation = main.op(op).clone();
+        let values = match operation.kind {
+            OpKind::BatchNormTraining {
+                epsilon,
+                feature_index,
+            } => {
+                let mut b = OpBuilder::at(main, InsertPoint::Before(op), operation.location);
+                let [x, scale, offset] = operation.operands[..] else {
+                    continue;
+                };
+                training(&mut b, x, scale, offset, epsilon, feature_index)?
+            }
+            OpKind::BatchNormInference {
+                epsilon,
+                feature_index,
+            } => {
+                let mut b = OpBuilder::at(main, InsertPoint::Before(op), operation.location);
+                let [x, scale, offset, mean, variance] = operation.operands[..] else {
+                    continue;
+                };
+                let normalized = normalize(&mut b, x, mean, variance, epsilon, feature_index)?;
+                vec![affine(&mut b, normalized, scale, offset, feature_index)?]
+            }
+            _ => continue,
+        };
+        main.replace_op(op, &values);
+    }
+    Ok(())
+}
+
+/// (output, batch mean, biased batch variance), as `batch_norm_training` defines them.
+fn training(
+    b: &mut OpBuilder<'_>,
+    x: Value,
+    scale: Value,
+    offset: Value,
+    epsilon: f32,
+    feature: i64,
+) -> Result<Vec<Value>> {
+    let ty = b.tensor_type(x)?.clone();
+    let reduced: Vec<i64> = (0..ty.rank() as i64).filter(|&d| d != feature).collect();
+    let count: u64 = reduced
+        .iter()
+        .map(|&d| ty.shape[d as usize].as_static().unwrap_or(1))
+        .product();
+    let mean = mean_over(b, x, &reduced, count)?;
+    let broadcast_mean = per_feature(b, mean, x, feature)?;
+    let centered = b.subtract(x, broadcast_mean)?;
+    let squares = b.multiply(centered, centered)?;
+    let variance = mean_over(b, squares, &reduced, count)?;
+    let normalized = normalize(b, x, mean, variance, epsilon, feature)?;
+    let output = affine(b, normalized, scale, offset, feature)?;
+    Ok(vec![output, mean, variance])
+}
+
+fn mean_over(b: &mut OpBuilder<'_>, x: Value, dims: &[i64], count: u64) -> Result<Value> {
+    let element = b.tensor_type(x)?.element;
+    let zero = b.splat(element, [], 0.0)?;
+    let sum = b.reduce_with(BinaryOp::Add, x, zero, dims)?;
+    let shape = b.tensor_type(sum)?.static_shape().unwrap_or_default();
+    let count = b.splat(element, shape, count as f64)?;
+    b.divide(sum, count)
+}
+
+/// `(x - mean) * rsqrt(variance + epsilon)`, the statistics per feature.
+fn normalize(
+    b: &mut OpBuilder<'_>,
+    x: Value,
+    mean: Value,
+    variance: Value,
+    epsilon: f32,
+    feature: i64,
+) -> Result<Value> {
+    let ty = b.tensor_type(variance)?.clone();
+    let epsilon = b.splat(
+        ty.element,
+        ty.static_shape().unwrap_or_default(),
+        f64::from(epsilon),
+    )?;
+    let shifted = b.add(variance, epsilon)?;
+    let inverse = b.rsqrt(shifted)?;
+    let mean = per_feature(b, mean, x, feature)?;
+    let inverse = per_feature(b, inverse, x, feature)?;
+    let centered = b.subtract(x, mean)?;
+    b.multiply(centered, inverse)
+}
+
+fn affine(
+    b: &mut OpBuilder<'_>,
+    normalized: Value,
+    scale: Value,
+    offset: Value,
+    feature: i64,
+) -> Result<Value> {
+    let scale = per_feature(b, scale, normalized, feature)?;
+    let offset = per_feature(b, offset, normalized, feature)?;
+    let scaled = b.multiply(normalized, scale)?;
+    b.add(scaled, offset)
+}
+
+/// A per-feature vector broadcast to `like`'s shape along `feature`.
+fn per_feature(b: &mut OpBuilder<'_>, vector: Value, like: Value, feature: i64) -> Result<Value> {
+    let shape = b.tensor_type(like)?.shape.clone();
+    b.broadcast_in_dim(vector, &[feature], shape)
+}
