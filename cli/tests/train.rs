@@ -20,13 +20,6 @@ fn manifest() -> Value {
     serde_json::from_str(&text).unwrap()
 }
 
-/// Joint graphs whose backward ops tpuc does not lower yet (docs/training.md): they must
-/// fail with that op named, until it does.
-const JOINT_GAPS: &[(&str, &str)] = &[
-    ("cnn", "max_pool2d_with_indices_backward"),
-    ("resnet", "convolution_backward"),
-];
-
 /// `|got - want| <= atol + rtol |want|` element by element; returns the failures. Adam divides
 /// each gradient element by its own running magnitude, so an element whose gradient is at the
 /// float32 rounding floor (|g| ~ 1e-8 where others are ~0.3) moves by up to `lr` per step in
@@ -151,23 +144,9 @@ fn every_family_trains_as_pytorch_does() {
             if f["archives"][kind].as_str().is_none() {
                 continue;
             }
-            let gap = JOINT_GAPS
-                .iter()
-                .find(|(name, _)| kind == "joint" && name == family);
             for run in f["runs"].as_object().unwrap().keys() {
-                let found = train_run(family, f, kind, run, &[]);
+                failures.extend(train_run(family, f, kind, run, &[]));
                 runs += 1;
-                match gap {
-                    Some((_, op)) => {
-                        if !found.iter().any(|failure| failure.contains(op)) {
-                            failures.push(format!(
-                                "{family} joint {run}: expected to stop at `{op}` (a known \
-                                 gap; update JOINT_GAPS if it lowers now): {found:?}"
-                            ));
-                        }
-                    }
-                    None => failures.extend(found),
-                }
             }
         }
     }

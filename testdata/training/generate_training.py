@@ -271,6 +271,17 @@ FAMILIES: dict[str, Callable[[], Family]] = {
     "resnet": family_resnet,
 }
 
+# Mixed-precision reference runs (README "Mixed precision"): float32 master parameters and
+# optimizer state, each step's forward under torch.autocast("cpu", dtype=bfloat16) (backward
+# outside it, as PyTorch recommends). run -> (the float32 run whose spec it repeats, precision,
+# families).
+PRECISION_RUNS: dict[str, tuple[str, str, tuple[str, ...]]] = {
+    "adamw_bf16": ("adamw", "bf16", ("mlp", "gpt2", "llama")),
+}
+AUTOCAST_DTYPES = {"bf16": torch.bfloat16}
+# bf16 keeps 8 significand bits; a precision run's manifest entry carries its own tolerance.
+PRECISION_TOLERANCE = {"bf16": {"loss": {"rtol": 2e-2, "atol": 2e-2}, "params": {"rtol": 2e-2, "atol": 1e-3}}}
+
 
 # --------------------------------------------------------------------------------------------
 # Optimizers from tpuc's --optimizer spec strings
@@ -447,6 +458,29 @@ def error_text(e: BaseException) -> str:
 # --------------------------------------------------------------------------------------------
 
 
+def reference_run(
+    wrapper: nn.Module, initial: dict, batches: list[tuple], spec: str, precision: str | None
+) -> tuple[list[float], nn.Module]:
+    """STEPS eager optimizer steps from the initial state: the per-step losses and the model."""
+    model = fresh_copy(wrapper, initial)
+    opt, clip = make_optimizer(spec, list(model.parameters()))
+    losses = []
+    for batch in batches:
+        if precision is None:
+            loss = model(*batch)
+        else:
+            with torch.autocast("cpu", dtype=AUTOCAST_DTYPES[precision]):
+                loss = model(*batch)
+        assert loss.dtype == torch.float32, f"{spec} ({precision}): loss is {loss.dtype}"
+        loss.backward()
+        if clip is not None:
+            torch.nn.utils.clip_grad_norm_(list(model.parameters()), clip, foreach=False)
+        opt.step()
+        opt.zero_grad()
+        losses.append(loss.detach().item())
+    return losses, model
+
+
 def remove_outputs(name: str) -> None:
     for path in HERE.glob(f"{name}.*"):
         if path.is_dir():
@@ -568,19 +602,27 @@ def generate_family(name: str) -> dict:
 
     # Optimizer references.
     runs = {}
-    for run, spec in family.runs.items():
-        model = fresh_copy(wrapper, initial)
-        opt, clip = make_optimizer(spec, list(model.parameters()))
-        losses = []
-        for batch in batches:
-            loss = model(*batch)
-            loss.backward()
-            if clip is not None:
-                torch.nn.utils.clip_grad_norm_(list(model.parameters()), clip, foreach=False)
-            opt.step()
-            opt.zero_grad()
-            losses.append(loss.detach().item())
-        torch.testing.assert_close(torch.tensor(losses[0]), eager0["loss"], rtol=0, atol=0)
+    run_losses = {}
+    precision_runs = {r: (family.runs[f32], p) for r, (f32, p, fams) in PRECISION_RUNS.items() if name in fams}
+    for run, (spec, precision) in {**{r: (spec, None) for r, spec in family.runs.items()}, **precision_runs}.items():
+        losses, model = reference_run(wrapper, initial, batches, spec, precision)
+        entry: dict[str, Any] = {}
+        if precision is None:
+            torch.testing.assert_close(torch.tensor(losses[0]), eager0["loss"], rtol=0, atol=0)
+        else:
+            # The autocast reference must be reproducible bit for bit.
+            again, model2 = reference_run(wrapper, initial, batches, spec, precision)
+            assert again == losses, f"{name}.{run}: losses differ between two runs"
+            for (n, a), b in zip(model.state_dict().items(), model2.state_dict().values(), strict=True):
+                assert torch.equal(a, b), f"{name}.{run}: {n} differs between two runs"
+            # For information: how far mixed precision moves the trajectory from float32's.
+            f32 = run_losses[PRECISION_RUNS[run][0]]
+            entry = {
+                "precision": precision,
+                "tolerance": copy.deepcopy(PRECISION_TOLERANCE[precision]),
+                "losses_f32_gap": max(abs(a - b) for a, b in zip(losses, f32, strict=True)),
+            }
+        run_losses[run] = losses
         save_npy(f"{name}.{run}.losses.npy", torch.tensor(losses, dtype=torch.float32))
         state = dict(model.named_parameters())
         for fqn in distinct:
@@ -593,6 +635,7 @@ def generate_family(name: str) -> dict:
             "losses": f"{name}.{run}.losses.npy",
             "params": f"{name}.{run}.params",
             "buffers": f"{name}.{run}.buffers" if buffers else None,
+            **entry,
         }
         print(f"  {run}: losses {np.array(losses).round(4).tolist()}", flush=True)
 

@@ -3,6 +3,7 @@
 //! current block; [`OpBuilder`] is a cursor into an existing function (for passes).
 
 mod ops;
+mod transpose;
 
 use crate::attr::{CustomCallApiVersion, NamedAttrs};
 use crate::error::{IrError, Result};

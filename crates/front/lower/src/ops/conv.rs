@@ -142,6 +142,18 @@ fn with_batch(cx: &mut Cx<'_>, args: &Args<'_>, conv: Conv) -> OpResult<Vec<Val>
 fn convolution(b: &mut FunctionBuilder, x: Value, args: &Args<'_>) -> OpResult<Value> {
     let w = args.tensor("weight")?;
     let bias = args.opt_tensor("bias")?;
+    let attrs = conv_attrs(b, x, w, args)?;
+    convolve_with_bias(b, x, w, attrs, bias)
+}
+
+/// The attributes of a (not transposed) convolution of `x` with the kernel `w` as `args`
+/// give its window.
+pub(super) fn conv_attrs(
+    b: &FunctionBuilder,
+    x: Value,
+    w: Value,
+    args: &Args<'_>,
+) -> OpResult<ConvAttrs> {
     let spatial = spatial_rank(b, x)?;
     let window = window(args, spatial)?;
     let mut attrs = ConvAttrs::new(ConvDims::nchw(spatial));
@@ -164,7 +176,7 @@ fn convolution(b: &mut FunctionBuilder, x: Value, args: &Args<'_>) -> OpResult<V
         attrs.rhs_dilation = window.dilation;
     }
     attrs.feature_group_count = window.groups as u64;
-    convolve_with_bias(b, x, w, attrs, bias)
+    Ok(attrs)
 }
 
 /// The convolution plus the bias. Half types accumulate in float32 (the convolution's result

@@ -2,6 +2,7 @@
 
 mod adaptive;
 mod attention;
+mod backward;
 mod batch_stats;
 mod cast;
 mod collective;
@@ -45,6 +46,7 @@ pub(crate) use inplace::{lower_in_place, write_back};
 pub(crate) const FAMILIES: &[&[OpDef]] = &[
     adaptive::OPS,
     attention::OPS,
+    backward::OPS,
     batch_stats::OPS,
     cast::OPS,
     collective::OPS,
