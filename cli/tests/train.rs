@@ -144,7 +144,11 @@ fn every_family_trains_as_pytorch_does() {
             if f["archives"][kind].as_str().is_none() {
                 continue;
             }
-            for run in f["runs"].as_object().unwrap().keys() {
+            for (run, r) in f["runs"].as_object().unwrap() {
+                // Mixed-precision references wait for `--precision bf16` (docs/training.md).
+                if r.get("precision").is_some() {
+                    continue;
+                }
                 failures.extend(train_run(family, f, kind, run, &[]));
                 runs += 1;
             }

@@ -163,7 +163,8 @@ class CausalLmLoss(nn.Module):
 
 
 def lm_batch(gen: torch.Generator) -> tuple[torch.Tensor, ...]:
-    input_ids = torch.randint(0, 128, (2, 8), generator=gen)
+    # Batch 4: a data-parallel step splits it over the 4 chips of a v5e:2x2 (benches/training).
+    input_ids = torch.randint(0, 128, (4, 8), generator=gen)
     return input_ids, input_ids.clone()
 
 
@@ -602,7 +603,7 @@ def generate_family(name: str) -> dict:
 
     # Optimizer references.
     runs = {}
-    run_losses = {}
+    run_losses, run_params = {}, {}
     precision_runs = {r: (family.runs[f32], p) for r, (f32, p, fams) in PRECISION_RUNS.items() if name in fams}
     for run, (spec, precision) in {**{r: (spec, None) for r, spec in family.runs.items()}, **precision_runs}.items():
         losses, model = reference_run(wrapper, initial, batches, spec, precision)
@@ -616,13 +617,15 @@ def generate_family(name: str) -> dict:
             for (n, a), b in zip(model.state_dict().items(), model2.state_dict().values(), strict=True):
                 assert torch.equal(a, b), f"{name}.{run}: {n} differs between two runs"
             # For information: how far mixed precision moves the trajectory from float32's.
-            f32 = run_losses[PRECISION_RUNS[run][0]]
+            f32 = PRECISION_RUNS[run][0]
             entry = {
                 "precision": precision,
                 "tolerance": copy.deepcopy(PRECISION_TOLERANCE[precision]),
-                "losses_f32_gap": max(abs(a - b) for a, b in zip(losses, f32, strict=True)),
+                "losses_f32_gap": max(abs(a - b) for a, b in zip(losses, run_losses[f32], strict=True)),
+                "params_f32_gap": max(max_diff(p, run_params[f32][n]) for n, p in model.named_parameters()),
             }
         run_losses[run] = losses
+        run_params[run] = {n: p.detach().clone() for n, p in model.named_parameters()}
         save_npy(f"{name}.{run}.losses.npy", torch.tensor(losses, dtype=torch.float32))
         state = dict(model.named_parameters())
         for fqn in distinct:

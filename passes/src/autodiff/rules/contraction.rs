@@ -24,80 +24,132 @@ pub(super) fn dot_general(
     let lhs_free = free(lhs_rank, &dims.lhs_batching, &dims.lhs_contracting);
     let rhs_free = free(rhs_rank, &dims.rhs_batching, &dims.rhs_contracting);
     let batch = dims.lhs_batching.len() as i64;
-    let g_batch: Vec<i64> = (0..batch).collect();
-    let g_lhs_free: Vec<i64> = (batch..batch + lhs_free.len() as i64).collect();
-    let g_rhs_free: Vec<i64> =
+    let lhs_free_in_g: Vec<i64> = (batch..batch + lhs_free.len() as i64).collect();
+    let rhs_free_in_g: Vec<i64> =
         (batch + lhs_free.len() as i64..batch + (lhs_free.len() + rhs_free.len()) as i64).collect();
-    let lhs_cotangent = if active[0] {
-        // g (batch, lhs free, rhs free) . rhs over rhs's free dimensions:
-        // (batch, lhs free, rhs contracting in rhs order) -> lhs's order
-        let product = contract(
-            b,
-            g,
-            rhs,
-            &g_batch,
-            &dims.rhs_batching,
-            &g_rhs_free,
-            &rhs_free,
-            lhs,
-        )?;
-        let mut sources = dims.lhs_batching.clone();
-        sources.extend(&lhs_free);
-        sources.extend(matching_in_order(
-            &dims.rhs_contracting,
-            &dims.lhs_contracting,
-        ));
-        Some(to_order(b, product, &sources)?)
-    } else {
-        None
-    };
-    let rhs_cotangent = if active[1] {
-        let product = contract(
-            b,
-            g,
-            lhs,
-            &g_batch,
-            &dims.lhs_batching,
-            &g_lhs_free,
-            &lhs_free,
-            rhs,
-        )?;
-        let mut sources = dims.rhs_batching.clone();
-        sources.extend(&rhs_free);
-        sources.extend(matching_in_order(
-            &dims.lhs_contracting,
-            &dims.rhs_contracting,
-        ));
-        Some(to_order(b, product, &sources)?)
-    } else {
-        None
-    };
+    let lhs_cotangent = active[0]
+        .then(|| {
+            // g (batch, lhs free, rhs free) contracted with rhs over rhs's free dimensions.
+            let other = Side {
+                value: rhs,
+                batch: &dims.rhs_batching,
+                free: &rhs_free,
+                contracting: &dims.rhs_contracting,
+            };
+            cotangent(
+                b,
+                g,
+                &rhs_free_in_g,
+                other,
+                lhs,
+                &dims.lhs_batching,
+                &lhs_free,
+                &dims.lhs_contracting,
+            )
+        })
+        .transpose()?;
+    let rhs_cotangent = active[1]
+        .then(|| {
+            let other = Side {
+                value: lhs,
+                batch: &dims.lhs_batching,
+                free: &lhs_free,
+                contracting: &dims.lhs_contracting,
+            };
+            cotangent(
+                b,
+                g,
+                &lhs_free_in_g,
+                other,
+                rhs,
+                &dims.rhs_batching,
+                &rhs_free,
+                &dims.rhs_contracting,
+            )
+        })
+        .transpose()?;
     Ok(vec![lhs_cotangent, rhs_cotangent])
 }
 
-/// `dot_general(g, other)` with the given batching and contracting dimensions, in the element
+/// The other operand of a `dot_general` and its dimensions.
+struct Side<'a> {
+    value: Value,
+    batch: &'a [i64],
+    free: &'a [i64],
+    contracting: &'a [i64],
+}
+
+/// The cotangent of one operand (`ours`: its batch, free and contracting dimensions): `g`
+/// contracted with the other operand over the other's free dimensions (`g_other_free` in `g`),
+/// the two operands in whichever order leaves the result in `ours`'s dimension order, so no
+/// transpose follows when one order does.
+#[allow(clippy::too_many_arguments)]
+fn cotangent(
+    b: &mut OpBuilder<'_>,
+    g: Value,
+    g_other_free: &[i64],
+    other: Side<'_>,
+    ours: Value,
+    our_batch: &[i64],
+    our_free: &[i64],
+    our_contracting: &[i64],
+) -> Result<Value, Refusal> {
+    let g_batch: Vec<i64> = (0..our_batch.len() as i64).collect();
+    // The other operand's leftover (contracting) dimensions come out sorted, each standing for
+    // the one of ours it was paired with.
+    let paired = matching_in_order(other.contracting, our_contracting);
+    let g_first: Vec<i64> = [our_batch, our_free, &paired].concat();
+    let other_first: Vec<i64> = [our_batch, &paired, our_free].concat();
+    let identity = |sources: &[i64]| sources.iter().enumerate().all(|(i, &s)| s == i as i64);
+    if identity(&other_first) && !identity(&g_first) {
+        let product = contract(
+            b,
+            other.value,
+            g,
+            other.batch,
+            &g_batch,
+            other.free,
+            g_other_free,
+            ours,
+        )?;
+        return to_order(b, product, &other_first);
+    }
+    let product = contract(
+        b,
+        g,
+        other.value,
+        &g_batch,
+        other.batch,
+        g_other_free,
+        other.free,
+        ours,
+    )?;
+    to_order(b, product, &g_first)
+}
+
+/// `dot_general(lhs, rhs)` with the given batching and contracting dimensions, in the element
 /// type of `like` (the operand whose cotangent this is).
 #[allow(clippy::too_many_arguments)]
 fn contract(
     b: &mut OpBuilder<'_>,
-    g: Value,
-    other: Value,
-    g_batch: &[i64],
-    other_batch: &[i64],
-    g_contracting: &[i64],
-    other_contracting: &[i64],
+    lhs: Value,
+    rhs: Value,
+    lhs_batch: &[i64],
+    rhs_batch: &[i64],
+    lhs_contracting: &[i64],
+    rhs_contracting: &[i64],
     like: Value,
 ) -> Result<Value, Refusal> {
     let element = tensor_type(b, like)?.element;
-    let g = same_element(b, g, element)?;
-    let other = same_element(b, other, element)?;
+    let lhs = same_element(b, lhs, element)?;
+    let rhs = same_element(b, rhs, element)?;
     let dims = DotDims {
-        lhs_batching: g_batch.to_vec(),
-        rhs_batching: other_batch.to_vec(),
-        lhs_contracting: g_contracting.to_vec(),
-        rhs_contracting: other_contracting.to_vec(),
+        lhs_batching: lhs_batch.to_vec(),
+        rhs_batching: rhs_batch.to_vec(),
+        lhs_contracting: lhs_contracting.to_vec(),
+        rhs_contracting: rhs_contracting.to_vec(),
     };
-    b.dot_general(g, other, dims, Vec::new()).map_err(ir)
+    b.dot_general(lhs, rhs, dims, Vec::new()).map_err(ir)
 }
 
 fn same_element(
