@@ -163,17 +163,23 @@ fn data_and_fully_sharded_steps_reproduce_the_trajectory() {
     tpuc_expect::skip_without!(CpuPlugin);
     let manifest = manifest();
     let mut failures = Vec::new();
-    for family in ["mlp", "cnn", "gpt2"] {
-        let f = &manifest["families"][family];
-        for preset in ["dp", "fsdp"] {
-            for run in ["sgd", "adamw"] {
-                failures.extend(train_run(
-                    family,
-                    f,
-                    "loss",
-                    run,
-                    &["--target", "cpu:2", "--shard", preset],
-                ));
+    for (family, f) in manifest["families"].as_object().unwrap() {
+        let kinds: &[&str] = if family == "llama" {
+            &["loss", "joint"]
+        } else {
+            &["loss"]
+        };
+        for kind in kinds {
+            for preset in ["dp", "fsdp"] {
+                for run in ["sgd", "adamw"] {
+                    failures.extend(train_run(
+                        family,
+                        f,
+                        kind,
+                        run,
+                        &["--target", "cpu:2", "--shard", preset],
+                    ));
+                }
             }
         }
     }
@@ -250,4 +256,49 @@ fn bad_training_requests_are_refused_with_what_to_fix() {
         !Path::new(out_dir).exists(),
         "a refused run wrote {out_dir}"
     );
+}
+
+#[test]
+fn a_prewarmed_training_step_is_the_one_train_loads() {
+    tpuc_expect::skip_without!(CpuPlugin);
+    let cache = tempfile::tempdir().unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let model = training().join("mlp.loss.pt2");
+    let plan = dir.path().join("plan.toml");
+    std::fs::write(
+        &plan,
+        format!(
+            "[[models]]\npath = {:?}\ntargets = [\"cpu\"]\noptimizer = \"adamw:lr=1e-3\"\n\n\
+             [[models]]\npath = {:?}\ntargets = [\"cpu\"]\noptimizer = \"adamw:betta1=0.9\"\n",
+            model.display(),
+            model.display()
+        ),
+    )
+    .unwrap();
+    let output = support::command(cache.path(), &["prewarm", plan.to_str().unwrap()])
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(!output.status.success(), "the misspelt item must fail");
+    assert!(stderr.contains("betta1"), "{stderr}");
+    let batches = training().join("mlp.batch{step}.in{input}.npy");
+    let out = dir.path().join("out");
+    let output = support::command(
+        cache.path(),
+        &[
+            "train",
+            model.to_str().unwrap(),
+            "--optimizer",
+            "adamw:lr=0.001",
+            "--batches",
+            batches.to_str().unwrap(),
+            "--output-dir",
+            out.to_str().unwrap(),
+        ],
+    )
+    .output()
+    .unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(output.status.success(), "{stderr}");
+    assert!(stderr.contains("loaded from the cache"), "{stderr}");
 }

@@ -133,6 +133,15 @@ fn run_item(
             Ok(sharding)
         }
     };
+    let result = match (result, &item.optimizer) {
+        (Ok(sharding), Some(spec)) => tpuc_passes::OptimizerSpec::parse(spec)
+            .map(|spec| {
+                options.pipeline.optimizer = Some(spec);
+                sharding
+            })
+            .map_err(crate::error::DriverError::from),
+        (result, _) => result,
+    };
     let result = match result {
         Err(error) => Err(error),
         Ok(Some(request)) => {

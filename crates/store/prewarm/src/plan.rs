@@ -19,7 +19,8 @@ use crate::shape::{Shape, specialisations};
 #[derive(Debug, Clone)]
 pub struct Plan<T> {
     pub options: PlanOptions,
-    /// Every (model, shape, target) to compile, in plan order, without duplicates.
+    /// Every (model, shape, target, sharding, optimizer) to compile, in plan order, without
+    /// duplicates.
     pub items: Vec<Item<T>>,
     source: NamedSource<String>,
     entry_spans: Vec<Range<usize>>,
@@ -55,6 +56,8 @@ pub struct Item<T> {
     pub shard: Option<String>,
     /// `--mesh` for this item.
     pub mesh: Option<String>,
+    /// `--optimizer` for this item: a training step.
+    pub optimizer: Option<String>,
     /// Index of the `[[models]]` entry it came from (see [`Plan::entry_error`]).
     pub entry: usize,
 }
@@ -103,6 +106,7 @@ where
                     item.target.clone(),
                     item.shard.clone(),
                     item.mesh.clone(),
+                    item.optimizer.clone(),
                 )) {
                     items.push(item);
                 }
@@ -253,6 +257,7 @@ where
                     target: target.clone(),
                     shard: shard.clone(),
                     mesh: raw.mesh.clone(),
+                    optimizer: raw.optimizer.clone(),
                     entry,
                 });
             }

@@ -41,4 +41,6 @@ pub struct RawModel {
     pub shard: Option<String>,
     /// The device mesh for `shard`, e.g. `dp=2,tp=2`.
     pub mesh: Option<String>,
+    /// Compile a training step with this optimizer (`--optimizer`), e.g. `adamw:lr=1e-3`.
+    pub optimizer: Option<String>,
 }
