@@ -87,10 +87,21 @@ pub struct LoweringArgs {
     /// line and exits non-zero.
     #[arg(long, value_name = "CHECKS", num_args = 0..=1, require_equals = true, default_missing_value = "index")]
     debug: Option<DebugChecks>,
+    /// Compute as `torch.autocast("cpu", dtype=torch.bfloat16)` around the whole program
+    /// does (`bf16`): matrix products, convolutions and attention in bfloat16, losses in
+    /// float32, parameters kept float32 (mixed-precision training, docs/training.md).
+    #[arg(long, value_enum, value_name = "bf16")]
+    precision: Option<Precision>,
     #[command(flatten)]
     pub passes: PassArgs,
     #[command(flatten)]
     pub sharding: ShardArgs,
+}
+
+/// `--precision`: the lower precision `torch.autocast` computes in.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+enum Precision {
+    Bf16,
 }
 
 /// Sharding flags: a plan and a mesh (docs/sharding.md).
@@ -152,6 +163,7 @@ impl LoweringArgs {
                 debug: self.debug.is_some(),
                 debug_nan: self.debug == Some(DebugChecks::Nan),
                 outputs: None,
+                autocast: self.precision.map(|Precision::Bf16| tpuc_pt2::DType::BF16),
             },
             pipeline,
             run: self.passes.run_options(),

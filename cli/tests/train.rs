@@ -20,19 +20,44 @@ fn manifest() -> Value {
     serde_json::from_str(&text).unwrap()
 }
 
-/// `|got - want| <= atol + rtol |want|` element by element; returns the failures. Adam divides
-/// each gradient element by its own running magnitude, so an element whose gradient is at the
-/// float32 rounding floor (|g| ~ 1e-8 where others are ~0.3) moves by up to `lr` per step in
-/// either implementation: `slack` such elements per tensor may miss, by at most `bound`.
-fn compare(
-    what: &str,
-    got: &Path,
-    want: &Path,
+/// How close a trained tensor must be: `|got - want| <= atol + rtol |want|` element by
+/// element, except that Adam divides each gradient element by its own running magnitude, so an
+/// element whose gradient is at the rounding floor (|g| ~ 1e-8 in float32 where others are
+/// ~0.3; far more often in bfloat16) moves by up to `lr` per step in either implementation:
+/// `slack` of a tensor's elements (a count, or a fraction of them) may miss, by at most `bound`
+/// (the two trajectories moving apart by `lr` per step).
+#[derive(Clone, Copy)]
+struct Tolerance {
     rtol: f64,
     atol: f64,
     slack: usize,
+    slack_fraction: f64,
     bound: f64,
-) -> Vec<String> {
+}
+
+impl Tolerance {
+    fn exact(rtol: f64, atol: f64) -> Self {
+        Tolerance {
+            rtol,
+            atol,
+            slack: 0,
+            slack_fraction: 0.0,
+            bound: 0.0,
+        }
+    }
+
+    /// A manifest run's `tolerance.KEY` (`{"rtol", "atol"}`), else `rtol`, `atol`.
+    fn of(run: &Value, key: &str, rtol: f64, atol: f64) -> Self {
+        let given = &run["tolerance"][key];
+        Tolerance::exact(
+            given["rtol"].as_f64().unwrap_or(rtol),
+            given["atol"].as_f64().unwrap_or(atol),
+        )
+    }
+}
+
+/// Compares a written `.npy` with the reference; returns the failures.
+fn compare(what: &str, got: &Path, want: &Path, tolerance: Tolerance) -> Vec<String> {
     let got = match Array::read(got) {
         Ok(array) => array,
         Err(error) => return vec![format!("{what}: {error}")],
@@ -51,10 +76,13 @@ fn compare(
         .zip(&want)
         .map(|(g, w)| (g - w).abs())
         .zip(&want)
-        .filter(|(d, w)| *d > atol + rtol * w.abs())
+        .filter(|(d, w)| *d > tolerance.atol + tolerance.rtol * w.abs())
         .map(|(d, _)| d)
         .collect();
-    let allowed = misses.len() <= slack && misses.iter().all(|&d| d <= bound);
+    let slack = tolerance
+        .slack
+        .max((tolerance.slack_fraction * want.len() as f64) as usize);
+    let allowed = misses.len() <= slack && misses.iter().all(|&d| d <= tolerance.bound);
     if misses.is_empty() || allowed {
         Vec::new()
     } else {
@@ -67,67 +95,90 @@ fn compare(
     }
 }
 
-/// Trains one run and compares; returns the failures.
-fn train_run(family: &str, f: &Value, kind: &str, run: &str, extra: &[&str]) -> Vec<String> {
+/// Trains one run (with `--precision` when the run has one) into `out`; `Err` holds why not.
+fn train_into(
+    family: &str,
+    f: &Value,
+    kind: &str,
+    run: &str,
+    extra: &[&str],
+    out: &Path,
+) -> Result<(), String> {
     let archive = training().join(f["archives"][kind].as_str().unwrap());
     let r = &f["runs"][run];
-    let optimizer = r["optimizer"].as_str().unwrap();
     let cache = tempfile::tempdir().unwrap();
-    let out = tempfile::tempdir().unwrap();
     let pattern = training().join(format!("{family}.batch{{step}}.in{{input}}.npy"));
     let steps = f["steps"].as_u64().unwrap_or(5).to_string();
     let mut args = vec![
         "train",
         archive.to_str().unwrap(),
         "--optimizer",
-        optimizer,
+        r["optimizer"].as_str().unwrap(),
         "--steps",
         &steps,
         "--batches",
         pattern.to_str().unwrap(),
         "--output-dir",
-        out.path().to_str().unwrap(),
+        out.to_str().unwrap(),
     ];
+    if let Some(precision) = r["precision"].as_str() {
+        args.extend(["--precision", precision]);
+    }
     args.extend(extra);
     let output = support::command(cache.path(), &args).output().unwrap();
-    let name = format!("{family} {kind} {run} {}", extra.join(" "));
-    if !output.status.success() {
-        return vec![format!(
-            "{name}: tpuc train failed:\n{}",
+    if output.status.success() {
+        Ok(())
+    } else {
+        Err(format!(
+            "tpuc train failed:\n{}",
             String::from_utf8_lossy(&output.stderr)
-        )];
+        ))
+    }
+}
+
+/// Trains one run and compares; returns the failures.
+fn train_run(family: &str, f: &Value, kind: &str, run: &str, extra: &[&str]) -> Vec<String> {
+    let r = &f["runs"][run];
+    let optimizer = r["optimizer"].as_str().unwrap();
+    let out = tempfile::tempdir().unwrap();
+    let name = format!("{family} {kind} {run} {}", extra.join(" "));
+    if let Err(error) = train_into(family, f, kind, run, extra, out.path()) {
+        return vec![format!("{name}: {error}")];
     }
     let lr = optimizer
         .split([':', ','])
         .find_map(|field| field.strip_prefix("lr="))
         .and_then(|lr| lr.parse::<f64>().ok())
         .unwrap_or(1e-3);
-    let slack = if optimizer.starts_with("adam") { 2 } else { 0 };
-    let bound = lr * 5.0;
+    let adam = optimizer.starts_with("adam");
+    let mixed = r["precision"].is_string();
     let mut failures = compare(
         &format!("{name} losses"),
         &out.path().join("losses.npy"),
         &training().join(r["losses"].as_str().unwrap()),
-        1e-4,
-        1e-5,
-        0,
-        0.0,
+        Tolerance::of(r, "loss", 1e-4, 1e-5),
     );
     for (dir, ours) in [("params", "params"), ("buffers", "state")] {
         let Some(reference) = r[dir].as_str() else {
             continue;
+        };
+        let tolerance = if dir == "buffers" {
+            Tolerance::exact(1e-3, 1e-4)
+        } else {
+            Tolerance {
+                slack: if adam { 2 } else { 0 },
+                slack_fraction: if adam && mixed { 0.005 } else { 0.0 },
+                // Each of 5 steps moves such an element by up to `lr` either way.
+                bound: lr * 10.0,
+                ..Tolerance::of(r, "params", 1e-3, 1e-5)
+            }
         };
         for entry in std::fs::read_dir(training().join(reference)).unwrap() {
             let want = entry.unwrap().path();
             let file = want.file_name().unwrap().to_owned();
             let got = out.path().join(ours).join(&file);
             let what = format!("{name} {dir}/{}", file.to_string_lossy());
-            let (rtol, atol) = if dir == "buffers" {
-                (1e-3, 1e-4)
-            } else {
-                (1e-3, 1e-5)
-            };
-            failures.extend(compare(&what, &got, &want, rtol, atol, slack, bound));
+            failures.extend(compare(&what, &got, &want, tolerance));
         }
     }
     failures
@@ -145,8 +196,10 @@ fn every_family_trains_as_pytorch_does() {
                 continue;
             }
             for (run, r) in f["runs"].as_object().unwrap() {
-                // Mixed-precision references wait for `--precision bf16` (docs/training.md).
-                if r.get("precision").is_some() {
+                // `--precision` trains the loss-only export (it refuses joint graphs). GPT-2's
+                // bf16 trajectory does not follow autocast's yet (docs/training.md): only its
+                // float32 runs are checked.
+                if r.get("precision").is_some() && (kind == "joint" || family == "gpt2") {
                     continue;
                 }
                 failures.extend(train_run(family, f, kind, run, &[]));
@@ -301,4 +354,32 @@ fn a_prewarmed_training_step_is_the_one_train_loads() {
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert!(output.status.success(), "{stderr}");
     assert!(stderr.contains("loaded from the cache"), "{stderr}");
+}
+
+/// The mixed-precision trajectories are PyTorch autocast's, not float32's: where tpuc applies
+/// autocast's policy exactly (the MLP's biased linears, Llama's attention and projections), its
+/// first loss is nearer autocast's than float32's is. (GPT-2's is not yet: docs/training.md.)
+#[test]
+fn mixed_precision_follows_autocast_not_float32() {
+    tpuc_expect::skip_without!(CpuPlugin);
+    let manifest = manifest();
+    let mut failures = Vec::new();
+    for family in ["mlp", "llama"] {
+        let f = &manifest["families"][family];
+        let out = tempfile::tempdir().unwrap();
+        if let Err(error) = train_into(family, f, "loss", "adamw_bf16", &[], out.path()) {
+            failures.push(format!("{family}: {error}"));
+            continue;
+        }
+        let first = |path: &Path| Array::read(path).unwrap().to_f64()[0];
+        let ours = first(&out.path().join("losses.npy"));
+        let autocast = first(&training().join(f["runs"]["adamw_bf16"]["losses"].as_str().unwrap()));
+        let float32 = first(&training().join(f["runs"]["adamw"]["losses"].as_str().unwrap()));
+        if (ours - autocast).abs() * 4.0 > (float32 - autocast).abs() {
+            failures.push(format!(
+                "{family}: first loss {ours} vs autocast's {autocast} (float32's {float32})"
+            ));
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
 }

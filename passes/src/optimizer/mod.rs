@@ -144,7 +144,18 @@ impl Pass for Optimize {
             before: step_before,
             after: b.add(step_before, one).map_err(ir)?,
         };
-        let mut gradient_values: Vec<Value> = parameters.iter().map(|p| p.2).collect();
+        // A gradient in another float type (a joint graph under `--precision`) is converted to
+        // its parameter's, as PyTorch accumulates `.grad` in the parameter's dtype.
+        let mut gradient_values = Vec::with_capacity(parameters.len());
+        for (_, parameter, gradient) in &parameters {
+            let element = b.tensor_type(*parameter).map_err(ir)?.element;
+            let gradient = if b.tensor_type(*gradient).map_err(ir)?.element == element {
+                *gradient
+            } else {
+                b.convert(*gradient, element).map_err(ir)?
+            };
+            gradient_values.push(gradient);
+        }
         if let Some(max_norm) = self.spec.clip {
             update::clip(&mut b, &mut gradient_values, max_norm).map_err(ir)?;
         }

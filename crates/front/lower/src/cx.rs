@@ -3,13 +3,14 @@
 use std::cell::{Cell, RefCell};
 use std::collections::HashSet;
 
-use tpuc_ir::FunctionBuilder;
+use tpuc_ir::{FunctionBuilder, Value};
 use tpuc_pt2::DType;
 use tpuc_pt2::schema::{Argument, Graph, Node, TensorMeta};
 
 use crate::env::Val;
 use crate::error::{LowerError, OpError, OpResult};
 use crate::specialize::Symbols;
+use crate::support;
 
 /// What op lowerings ask of the walker that runs them: the program's symbols and world size,
 /// the enclosing `torch.autocast` dtype, the `--debug` checks so far, and lowering a subgraph
@@ -112,6 +113,36 @@ impl Cx<'_> {
     /// The dtype `torch.autocast` asks matrix products to compute in, inside its region.
     pub fn autocast(&self) -> Option<DType> {
         self.walker.autocast().get()
+    }
+
+    /// Float operands of an op `torch.autocast` runs in its lower precision (matrix products,
+    /// convolutions, attention) converted to the region's dtype; unchanged outside a region.
+    pub fn autocast_floats<const N: usize>(&mut self, values: [Value; N]) -> OpResult<[Value; N]> {
+        let Some(dtype) = self.autocast() else {
+            return Ok(values);
+        };
+        let mut out = values;
+        for v in &mut out {
+            if support::element(self.b, *v)?.is_float() {
+                *v = support::convert(self.b, *v, dtype)?;
+            }
+        }
+        Ok(out)
+    }
+
+    /// Float operands of an op `torch.autocast` runs in float32 (losses) converted to it
+    /// inside a region.
+    pub fn autocast_f32<const N: usize>(&mut self, values: [Value; N]) -> OpResult<[Value; N]> {
+        if self.autocast().is_none() {
+            return Ok(values);
+        }
+        let mut out = values;
+        for v in &mut out {
+            if support::element(self.b, *v)?.is_float() {
+                *v = support::convert(self.b, *v, DType::F32)?;
+            }
+        }
+        Ok(out)
     }
 
     /// Lowers a subgraph (a higher-order op's branch or body) into the current block.

@@ -75,6 +75,10 @@ pub struct LowerOptions {
     pub debug_nan: bool,
     /// Lower only these user outputs (positions) and the nodes they need; `None` for all.
     pub outputs: Option<Vec<usize>>,
+    /// Run the whole program as inside `torch.autocast("cpu", dtype)` (`--precision bf16`):
+    /// matrix products, convolutions and attention in `dtype`, losses in float32, the rest
+    /// in the dtypes of their inputs; the weights stay as they are (float32 master copies).
+    pub autocast: Option<tpuc_pt2::DType>,
 }
 
 /// A lowered program and the symbol values it was specialised to.

@@ -26,6 +26,9 @@ pub(crate) struct Walker<'a> {
     pub(crate) symbols: &'a Symbols,
     /// The dtype of an enclosing `torch.autocast` region.
     pub autocast: std::cell::Cell<Option<DType>>,
+    /// `--precision`: the whole program runs under autocast, so float results may have
+    /// another float dtype than the archive recorded (it was exported without autocast).
+    pub(crate) precision: Option<DType>,
     registry: &'static Registry,
     keep_going: bool,
     /// Problems found so far when `keep_going`.
@@ -82,6 +85,7 @@ impl<'a> Walker<'a> {
         Walker {
             symbols,
             autocast: std::cell::Cell::new(None),
+            precision: None,
             registry: Registry::get(),
             keep_going,
             errors: RefCell::new(Vec::new()),
@@ -270,7 +274,10 @@ impl<'a> Walker<'a> {
             let ty = b.tensor_type(value)?;
             let shape = self.symbols.sizes(meta)?;
             let dtype = Symbols::dtype(meta)?;
-            if support::dims_of(ty) != shape || ty.element != element_type(dtype)? {
+            let recorded = element_type(dtype)?;
+            let autocast_float =
+                self.precision.is_some() && ty.element.is_float() && recorded.is_float();
+            if support::dims_of(ty) != shape || (ty.element != recorded && !autocast_float) {
                 return Err(OpError::new(format!(
                     "internal: the lowering of `{name}` gives {ty}, torch says {dtype}{shape:?}"
                 ))
@@ -474,6 +481,22 @@ pub(crate) fn lower(archive: &Archive, options: &LowerOptions) -> Result<Lowered
         Some((graph, signature)) => (graph, signature),
         None => (archive.graph(), archive.signature()),
     };
+    let joint = signature
+        .output_specs
+        .iter()
+        .any(|spec| matches!(spec, OutputSpec::LossOutput(_)));
+    if joint && options.autocast.is_some() {
+        return Err(LowerError::Program {
+            message: "`--precision` on a joint graph: its forward and backward are already \
+                      decomposed, below the ops `torch.autocast` decides for"
+                .into(),
+            help: Some(
+                "train the loss-only export (`torch.export.export` of the loss), which tpuc \
+                 differentiates under the precision policy"
+                    .into(),
+            ),
+        });
+    }
     if signature.input_specs.len() != graph.inputs.len() {
         return Err(program_error(format!(
             "the signature has {} inputs, the graph {}",
@@ -593,6 +616,8 @@ pub(crate) fn lower(archive: &Archive, options: &LowerOptions) -> Result<Lowered
 
     let world = crate::world::world_size(graph, options.world_size)?;
     let mut walker = Walker::new(&symbols, options.keep_going);
+    walker.autocast.set(options.autocast);
+    walker.precision = options.autocast;
     walker.world = world;
     walker.checks = options.debug.then(RefCell::default);
     walker.nan_checks.set(options.debug && options.debug_nan);

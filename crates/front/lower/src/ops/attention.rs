@@ -7,11 +7,12 @@ use tpuc_pt2::DType;
 use super::one;
 use crate::args::Args;
 use crate::cx::Cx;
+use crate::dtype::element_type;
 use crate::env::Val;
 use crate::error::{OpError, OpResult, bail};
 use crate::op_def::{OpDef, aten};
 use crate::promote::Scalar;
-use crate::support::{self, broadcast_back, dot, reduce};
+use crate::support::{self, broadcast_back, dot, dot_into, reduce};
 
 pub(super) const OPS: &[OpDef] = &[aten(
     "scaled_dot_product_attention(Tensor query, Tensor key, Tensor value, Tensor? attn_mask=None, float dropout_p=0.0, bool is_causal=False, *, float? scale=None, bool enable_gqa=False) -> Tensor",
@@ -63,10 +64,15 @@ fn broadcast_batch(b: &mut FunctionBuilder, x: Value, batch: &[i64]) -> OpResult
 }
 
 fn sdpa(cx: &mut Cx<'_>, args: &Args<'_>) -> OpResult<Vec<Val>> {
-    let q = args.tensor("query")?;
-    let mut k = args.tensor("key")?;
-    let mut v = args.tensor("value")?;
-    let mask = args.opt_tensor("attn_mask")?;
+    let [q, mut k, mut v] = cx.autocast_floats([
+        args.tensor("query")?,
+        args.tensor("key")?,
+        args.tensor("value")?,
+    ])?;
+    let mask = match args.opt_tensor("attn_mask")? {
+        Some(mask) => Some(cx.autocast_floats([mask])?[0]),
+        None => None,
+    };
     if args.float("dropout_p")? != 0.0 {
         return Err(OpError::unsupported(
             "attention dropout (pass `dropout_p=0.0` outside training)",
@@ -98,8 +104,12 @@ fn sdpa(cx: &mut Cx<'_>, args: &Args<'_>) -> OpResult<Vec<Val>> {
     let q = broadcast_batch(b, q, &batch)?;
     let k = broadcast_batch(b, k, &batch)?;
     let v = broadcast_batch(b, v, &batch)?;
-    // scores[..., L, S] = q @ k^T * scale
-    let scores = dot(b, q, k, batched(n, r - 1, r - 1))?;
+    // scores[..., L, S] = q @ k^T * scale. Half types compute the scores and the softmax in
+    // float32 and round once at the end, as torch's CPU attention kernel does.
+    let dtype = support::dtype(b, q)?;
+    let half = matches!(dtype, DType::BF16 | DType::F16);
+    let wide = half.then(|| element_type(DType::F32)).transpose()?;
+    let scores = dot_into(b, q, k, batched(n, r - 1, r - 1), wide)?;
     let factor = support::like(b, scores, Scalar::Float(scale))?;
     let mut scores = b.multiply(scores, factor)?;
     let score_shape = support::shape(b, scores)?;
@@ -126,8 +136,18 @@ fn sdpa(cx: &mut Cx<'_>, args: &Args<'_>) -> OpResult<Vec<Val>> {
     let max = broadcast_back(b, max, &[last], &score_shape)?;
     let shifted = b.subtract(scores, max)?;
     let ex = b.exponential(shifted)?;
-    let sum = reduce(b, tpuc_ir::BinaryOp::Add, ex, &[last], false)?;
-    let sum = broadcast_back(b, sum, &[last], &score_shape)?;
+    let row_sum = reduce(b, tpuc_ir::BinaryOp::Add, ex, &[last], false)?;
+    if half {
+        // Flash-style: the exponentials, rounded to the half type, meet `v` accumulating in
+        // float32; the row sums divide that before its one rounding.
+        let ex = support::convert(b, ex, dtype)?;
+        let out = dot_into(b, ex, v, batched(n, r - 1, r - 2), wide)?;
+        let out_shape = support::shape(b, out)?;
+        let row_sum = broadcast_back(b, row_sum, &[last], &out_shape)?;
+        let out = b.divide(out, row_sum)?;
+        return one(support::convert(b, out, dtype)?);
+    }
+    let sum = broadcast_back(b, row_sum, &[last], &score_shape)?;
     let p = b.divide(ex, sum)?;
     // out[..., L, Ev] = p @ v
     one(dot(b, p, v, batched(n, r - 1, r - 2))?)

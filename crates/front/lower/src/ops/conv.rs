@@ -121,27 +121,35 @@ fn convolve_transposed(cx: &mut Cx<'_>, args: &Args<'_>) -> OpResult<Vec<Val>> {
     with_batch(cx, args, conv_transpose)
 }
 
-type Conv = fn(&mut FunctionBuilder, Value, &Args<'_>) -> OpResult<Value>;
+/// A convolution of the input with the weight and optional bias, as `args` configure it.
+type Conv = fn(&mut FunctionBuilder, Value, Value, Option<Value>, &Args<'_>) -> OpResult<Value>;
 
 /// Runs `conv` on the input, which torch also accepts without its batch dimension (one rank
 /// below the weight's): that input is convolved as a batch of one.
 fn with_batch(cx: &mut Cx<'_>, args: &Args<'_>, conv: Conv) -> OpResult<Vec<Val>> {
-    let x = args.tensor("input")?;
-    let w = args.tensor("weight")?;
+    let [x, w] = cx.autocast_floats([args.tensor("input")?, args.tensor("weight")?])?;
+    let bias = match args.opt_tensor("bias")? {
+        Some(bias) => Some(cx.autocast_floats([bias])?[0]),
+        None => None,
+    };
     let b = &mut *cx.b;
     let shape = support::shape(b, x)?;
     if shape.len() + 1 != support::rank(b, w)? {
-        return one(conv(b, x, args)?);
+        return one(conv(b, x, w, bias, args)?);
     }
     let batched = support::reshape(b, x, &[&[1], &shape[..]].concat())?;
-    let y = conv(b, batched, args)?;
+    let y = conv(b, batched, w, bias, args)?;
     let out = support::shape(b, y)?;
     one(support::reshape(b, y, &out[1..])?)
 }
 
-fn convolution(b: &mut FunctionBuilder, x: Value, args: &Args<'_>) -> OpResult<Value> {
-    let w = args.tensor("weight")?;
-    let bias = args.opt_tensor("bias")?;
+fn convolution(
+    b: &mut FunctionBuilder,
+    x: Value,
+    w: Value,
+    bias: Option<Value>,
+    args: &Args<'_>,
+) -> OpResult<Value> {
     let attrs = conv_attrs(b, x, w, args)?;
     convolve_with_bias(b, x, w, attrs, bias)
 }
@@ -210,9 +218,13 @@ fn convolve_with_bias(
 /// input dilated by the stride, padded by `dilation * (k - 1) - padding` (plus `output_padding`
 /// on the high side) and convolved with the spatially flipped kernel, whose `[C_in, C_out / g]`
 /// feature dimensions swap roles.
-fn conv_transpose(b: &mut FunctionBuilder, x: Value, args: &Args<'_>) -> OpResult<Value> {
-    let w = args.tensor("weight")?;
-    let bias = args.opt_tensor("bias")?;
+fn conv_transpose(
+    b: &mut FunctionBuilder,
+    x: Value,
+    w: Value,
+    bias: Option<Value>,
+    args: &Args<'_>,
+) -> OpResult<Value> {
     let spatial = spatial_rank(b, x)?;
     let window = window(args, spatial)?;
     let output_padding = per_dim(args.ints("output_padding")?, spatial, "output_padding")?;

@@ -33,7 +33,8 @@ const MEAN: i64 = 1;
 const SUM: i64 = 2;
 
 fn cross_entropy(cx: &mut Cx<'_>, args: &Args<'_>) -> OpResult<Vec<Val>> {
-    let x = args.tensor("self")?;
+    // Losses run in float32 under `torch.autocast`.
+    let [x] = cx.autocast_f32([args.tensor("self")?])?;
     let smoothing = args.float("label_smoothing")?;
     let b = &mut *cx.b;
     let dtype = support::dtype(b, x)?;
@@ -60,7 +61,7 @@ fn cross_entropy(cx: &mut Cx<'_>, args: &Args<'_>) -> OpResult<Vec<Val>> {
 }
 
 fn nll_loss(cx: &mut Cx<'_>, args: &Args<'_>) -> OpResult<Vec<Val>> {
-    let x = args.tensor("self")?;
+    let [x] = cx.autocast_f32([args.tensor("self")?])?;
     let class_dim = usize::from(support::rank(cx.b, x)? > 1);
     nll(cx, args, x, class_dim)
 }
@@ -69,7 +70,10 @@ fn nll_loss(cx: &mut Cx<'_>, args: &Args<'_>) -> OpResult<Vec<Val>> {
 /// (a mean divides by the sum of the targets' weights, as torch does).
 fn nll(cx: &mut Cx<'_>, args: &Args<'_>, log_probs: Value, class_dim: usize) -> OpResult<Vec<Val>> {
     let target = args.tensor("target")?;
-    let weight = args.opt_tensor("weight")?;
+    let weight = match args.opt_tensor("weight")? {
+        Some(weight) => Some(cx.autocast_f32([weight])?[0]),
+        None => None,
+    };
     let ignore = args.int("ignore_index")?;
     let reduction = args.int("reduction")?;
     let b = &mut *cx.b;

@@ -3,6 +3,7 @@
 //! `add` when there is one; alpha and beta multiply only when they are not 1.
 
 use tpuc_ir::{DotDims, FunctionBuilder, Value};
+use tpuc_pt2::DType;
 
 use super::norm::compute_dtype;
 use super::one;
@@ -32,20 +33,6 @@ pub(super) const OPS: &[OpDef] = &[
         baddbmm,
     ),
 ];
-
-/// Inside a `torch.autocast` region, float operands of matrix products take its dtype.
-fn autocast<const N: usize>(cx: &mut Cx<'_>, values: [Value; N]) -> OpResult<[Value; N]> {
-    let Some(dtype) = cx.autocast() else {
-        return Ok(values);
-    };
-    let mut out = values;
-    for v in &mut out {
-        if support::element(cx.b, *v)?.is_float() {
-            *v = support::convert(cx.b, *v, dtype)?;
-        }
-    }
-    Ok(out)
-}
 
 fn check_same_dtype(b: &FunctionBuilder, lhs: Value, rhs: Value) -> OpResult<()> {
     let (l, r) = (support::dtype(b, lhs)?, support::dtype(b, rhs)?);
@@ -86,33 +73,53 @@ fn scale_and_add(
 fn linear(cx: &mut Cx<'_>, args: &Args<'_>) -> OpResult<Vec<Val>> {
     let x = args.tensor("input")?;
     let w = args.tensor("weight")?;
-    let [x, w] = autocast(cx, [x, w])?;
+    let [x, w] = cx.autocast_floats([x, w])?;
     let bias = match args.opt_tensor("bias")? {
-        Some(bias) => Some(autocast(cx, [bias])?[0]),
+        Some(bias) => Some(cx.autocast_floats([bias])?[0]),
         None => None,
     };
     check_same_dtype(cx.b, x, w)?;
     let rank = support::rank(cx.b, x)? as i64;
     let w_rank = support::rank(cx.b, w)?;
     let rhs_contract = if w_rank == 1 { 0 } else { 1 };
-    let y = dot(cx.b, x, w, DotDims::contracting(rank - 1, rhs_contract))?;
-    one(scale_and_add(
+    let dims = DotDims::contracting(rank - 1, rhs_contract);
+    one(biased_product(
         cx.b,
-        y,
+        (x, w, dims),
         Scalar::Int(1),
         bias,
         Scalar::Int(1),
     )?)
 }
 
+/// `alpha * (lhs . rhs) + beta * bias`. A half-type product with a bias accumulates, adds
+/// the bias and rounds once in float32, as torch's CPU kernels fuse the bias into the
+/// product's epilogue.
+fn biased_product(
+    b: &mut FunctionBuilder,
+    (lhs, rhs, dims): (Value, Value, DotDims),
+    alpha: Scalar,
+    bias: Option<Value>,
+    beta: Scalar,
+) -> OpResult<Value> {
+    let dtype = support::dtype(b, lhs)?;
+    let half = matches!(dtype, DType::BF16 | DType::F16);
+    if !half || bias.is_none() {
+        let y = dot(b, lhs, rhs, dims)?;
+        return scale_and_add(b, y, alpha, bias, beta);
+    }
+    let y = dot_into(b, lhs, rhs, dims, Some(element_type(DType::F32)?))?;
+    let y = scale_and_add(b, y, alpha, bias, beta)?;
+    support::convert(b, y, dtype)
+}
+
 fn addmm(cx: &mut Cx<'_>, args: &Args<'_>) -> OpResult<Vec<Val>> {
     let bias = args.tensor("self")?;
-    let [bias, m1, m2] = autocast(cx, [bias, args.tensor("mat1")?, args.tensor("mat2")?])?;
+    let [bias, m1, m2] = cx.autocast_floats([bias, args.tensor("mat1")?, args.tensor("mat2")?])?;
     check_same_dtype(cx.b, m1, m2)?;
-    let y = dot(cx.b, m1, m2, DotDims::contracting(1, 0))?;
-    one(scale_and_add(
+    one(biased_product(
         cx.b,
-        y,
+        (m1, m2, DotDims::contracting(1, 0)),
         args.scalar("alpha")?,
         Some(bias),
         args.scalar("beta")?,
@@ -120,7 +127,7 @@ fn addmm(cx: &mut Cx<'_>, args: &Args<'_>) -> OpResult<Vec<Val>> {
 }
 
 fn mm(cx: &mut Cx<'_>, args: &Args<'_>) -> OpResult<Vec<Val>> {
-    let [lhs, rhs] = autocast(cx, [args.tensor("self")?, args.tensor("mat2")?])?;
+    let [lhs, rhs] = cx.autocast_floats([args.tensor("self")?, args.tensor("mat2")?])?;
     check_same_dtype(cx.b, lhs, rhs)?;
     one(dot(cx.b, lhs, rhs, DotDims::contracting(1, 0))?)
 }
@@ -135,7 +142,7 @@ fn batched() -> DotDims {
 }
 
 fn bmm(cx: &mut Cx<'_>, args: &Args<'_>) -> OpResult<Vec<Val>> {
-    let [lhs, rhs] = autocast(cx, [args.tensor("self")?, args.tensor("mat2")?])?;
+    let [lhs, rhs] = cx.autocast_floats([args.tensor("self")?, args.tensor("mat2")?])?;
     check_same_dtype(cx.b, lhs, rhs)?;
     one(dot(cx.b, lhs, rhs, batched())?)
 }
@@ -145,7 +152,8 @@ fn bmm(cx: &mut Cx<'_>, args: &Args<'_>) -> OpResult<Vec<Val>> {
 /// of a bias that nearly cancels it).
 fn baddbmm(cx: &mut Cx<'_>, args: &Args<'_>) -> OpResult<Vec<Val>> {
     let bias = args.tensor("self")?;
-    let [bias, lhs, rhs] = autocast(cx, [bias, args.tensor("batch1")?, args.tensor("batch2")?])?;
+    let [bias, lhs, rhs] =
+        cx.autocast_floats([bias, args.tensor("batch1")?, args.tensor("batch2")?])?;
     check_same_dtype(cx.b, lhs, rhs)?;
     let dtype = support::dtype(cx.b, lhs)?;
     let wide = compute_dtype(dtype);
@@ -210,6 +218,6 @@ pub(crate) fn matmul_values(b: &mut FunctionBuilder, lhs: Value, rhs: Value) -> 
 }
 
 fn matmul(cx: &mut Cx<'_>, args: &Args<'_>) -> OpResult<Vec<Val>> {
-    let [lhs, rhs] = autocast(cx, [args.tensor("self")?, args.tensor("other")?])?;
+    let [lhs, rhs] = cx.autocast_floats([args.tensor("self")?, args.tensor("other")?])?;
     one(matmul_values(cx.b, lhs, rhs)?)
 }
