@@ -243,7 +243,16 @@ fn refusal(args: &[&str]) -> String {
     let cache = tempfile::tempdir().unwrap();
     let output = support::command(cache.path(), args).output().unwrap();
     assert!(!output.status.success(), "tpuc {args:?} succeeded");
-    String::from_utf8_lossy(&output.stderr).into_owned()
+    unwrapped(&String::from_utf8_lossy(&output.stderr))
+}
+
+/// A diagnostic's text with miette's line wrapping and frame undone: words separated by one
+/// space.
+fn unwrapped(text: &str) -> String {
+    text.split_whitespace()
+        .filter(|word| *word != "│" && *word != "×")
+        .collect::<Vec<_>>()
+        .join(" ")
 }
 
 #[test]
@@ -298,6 +307,24 @@ fn bad_training_requests_are_refused_with_what_to_fix() {
     assert!(
         not_a_loss.contains("first output is tensor<2x3xf32>"),
         "{not_a_loss}"
+    );
+
+    // A batch file of the wrong dtype, at a later step: the file, expected and found.
+    let bad = tempfile::tempdir().unwrap();
+    for (step, input, source) in [(0, 0, "in0"), (0, 1, "in1"), (1, 0, "in1"), (1, 1, "in1")] {
+        std::fs::copy(
+            training().join(format!("mlp.batch0.{source}.npy")),
+            bad.path().join(format!("b{step}.in{input}.npy")),
+        )
+        .unwrap();
+    }
+    let pattern = bad.path().join("b{step}.in{input}.npy");
+    let mut wrong = base("sgd:lr=0.1");
+    wrong[7] = pattern.to_str().unwrap();
+    let wrong = refusal(&wrong);
+    assert!(
+        wrong.contains("b1.in0.npy") && wrong.contains("expected float32[8, 8], got int64[8]"),
+        "{wrong}"
     );
 
     let diverges = refusal(&base("sgd:lr=1e30"));
@@ -382,4 +409,35 @@ fn mixed_precision_follows_autocast_not_float32() {
         }
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+/// An op tpuc cannot differentiate on the path to the loss is named with its FX node and the
+/// user's source line.
+#[test]
+fn a_non_differentiable_op_is_named_with_its_source_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let module = dir.path().join("sorted.mlir");
+    std::fs::write(
+        &module,
+        r#"module {
+  func.func public @main(%w: tensor<4xf32> {tpuc.role = "parameter", jax.arg_info = "w"}) -> (tensor<f32> {tpuc.role = "output", tpuc.output = 0 : i64}) {
+    %0 = "stablehlo.sort"(%w) <{dimension = 0 : i64}> ({
+    ^bb0(%a: tensor<f32>, %b: tensor<f32>):
+      %c = stablehlo.compare LT, %a, %b : (tensor<f32>, tensor<f32>) -> tensor<i1>
+      stablehlo.return %c : tensor<i1>
+    }) : (tensor<4xf32>) -> tensor<4xf32> loc("sort"("model.py":7:0))
+    %init = stablehlo.constant dense<0.0> : tensor<f32>
+    %1 = stablehlo.reduce(%0 init: %init) applies stablehlo.add across dimensions = [0] : (tensor<4xf32>, tensor<f32>) -> tensor<f32>
+    return %1 : tensor<f32>
+  }
+}
+"#,
+    )
+    .unwrap();
+    let output = support::uncached(&["opt", module.to_str().unwrap(), "--passes", "autodiff"]);
+    let stderr = unwrapped(&String::from_utf8_lossy(&output.stderr));
+    assert!(!output.status.success(), "{stderr}");
+    for part in ["stablehlo.sort", "`sort`", "model.py:7"] {
+        assert!(stderr.contains(part), "`{part}` missing from:\n{stderr}");
+    }
 }
