@@ -7,19 +7,14 @@
 """
 
 import argparse
+import sys
+from pathlib import Path
 
 import torch
-from torch import nn
 from transformers import LlamaConfig, LlamaForCausalLM
 
-
-class CausalLmLoss(nn.Module):
-    def __init__(self, inner: nn.Module) -> None:
-        super().__init__()
-        self.inner = inner
-
-    def forward(self, input_ids: torch.Tensor, labels: torch.Tensor) -> torch.Tensor:
-        return self.inner(input_ids=input_ids, labels=labels, use_cache=False).loss
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "testdata" / "training"))
+from generate_training import CausalLmLoss  # noqa: E402  (the training fixtures' loss)
 
 
 def main() -> None:

@@ -165,9 +165,13 @@ impl Pass for Optimize {
         for (((fqn, parameter, _), gradient), state) in
             parameters.iter().zip(gradient_values).zip(&state_args)
         {
-            let (updated, slots) =
-                update::update(&mut b, &self.spec, *parameter, gradient, state, &step)
-                    .map_err(ir)?;
+            let inputs = update::Inputs {
+                parameter: *parameter,
+                gradient,
+                state,
+                step: &step,
+            };
+            let (updated, slots) = update::update(&mut b, &self.spec, inputs).map_err(ir)?;
             new_values.push(updated);
             new_roles.push(ResultRole::ParameterUpdate { fqn: fqn.clone() });
             for (slot, value) in self.spec.slots().iter().zip(slots) {

@@ -44,42 +44,45 @@ pub(super) fn clip(b: &mut OpBuilder<'_>, gradients: &mut [Value], max_norm: f64
     Ok(())
 }
 
+/// What one parameter's update reads: the parameter, its gradient, its state (in
+/// [`OptimizerSpec::slots`] order) and the shared step count.
+pub(super) struct Inputs<'a> {
+    pub parameter: Value,
+    pub gradient: Value,
+    pub state: &'a [Value],
+    pub step: &'a StepCount,
+}
+
 /// One parameter's update: its new value and new state (in [`OptimizerSpec::slots`] order).
 pub(super) fn update(
     b: &mut OpBuilder<'_>,
     spec: &OptimizerSpec,
-    parameter: Value,
-    gradient: Value,
-    state: &[Value],
-    step: &StepCount,
+    inputs: Inputs<'_>,
 ) -> Result<(Value, Vec<Value>)> {
     match spec.rule {
         Rule::Sgd {
             momentum,
             dampening,
             nesterov,
-        } => sgd(
-            b, spec, parameter, gradient, state, step, momentum, dampening, nesterov,
-        ),
+        } => sgd(b, spec, inputs, momentum, dampening, nesterov),
         Rule::Adam {
             decoupled,
             beta1,
             beta2,
             eps,
-        } => adam(
-            b, spec, parameter, gradient, state, step, decoupled, beta1, beta2, eps,
-        ),
+        } => adam(b, spec, inputs, decoupled, (beta1, beta2), eps),
     }
 }
 
-#[allow(clippy::too_many_arguments)]
 fn sgd(
     b: &mut OpBuilder<'_>,
     spec: &OptimizerSpec,
-    parameter: Value,
-    gradient: Value,
-    state: &[Value],
-    step: &StepCount,
+    Inputs {
+        parameter,
+        gradient,
+        state,
+        step,
+    }: Inputs<'_>,
     momentum: f64,
     dampening: f64,
     nesterov: bool,
@@ -114,17 +117,17 @@ fn sgd(
     Ok((b.subtract(parameter, change)?, new_state))
 }
 
-#[allow(clippy::too_many_arguments)]
 fn adam(
     b: &mut OpBuilder<'_>,
     spec: &OptimizerSpec,
-    parameter: Value,
-    gradient: Value,
-    state: &[Value],
-    step: &StepCount,
+    Inputs {
+        parameter,
+        gradient,
+        state,
+        step,
+    }: Inputs<'_>,
     decoupled: bool,
-    beta1: f64,
-    beta2: f64,
+    (beta1, beta2): (f64, f64),
     eps: f64,
 ) -> Result<(Value, Vec<Value>)> {
     let (exp_avg, exp_avg_sq) = (state[0], state[1]);

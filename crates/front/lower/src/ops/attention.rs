@@ -7,12 +7,11 @@ use tpuc_pt2::DType;
 use super::one;
 use crate::args::Args;
 use crate::cx::Cx;
-use crate::dtype::element_type;
 use crate::env::Val;
 use crate::error::{OpError, OpResult, bail};
 use crate::op_def::{OpDef, aten};
 use crate::promote::Scalar;
-use crate::support::{self, broadcast_back, dot, dot_into, reduce};
+use crate::support::{self, broadcast_back, dot, reduce};
 
 pub(super) const OPS: &[OpDef] = &[aten(
     "scaled_dot_product_attention(Tensor query, Tensor key, Tensor value, Tensor? attn_mask=None, float dropout_p=0.0, bool is_causal=False, *, float? scale=None, bool enable_gqa=False) -> Tensor",
@@ -104,12 +103,8 @@ fn sdpa(cx: &mut Cx<'_>, args: &Args<'_>) -> OpResult<Vec<Val>> {
     let q = broadcast_batch(b, q, &batch)?;
     let k = broadcast_batch(b, k, &batch)?;
     let v = broadcast_batch(b, v, &batch)?;
-    // scores[..., L, S] = q @ k^T * scale. Half types compute the scores and the softmax in
-    // float32 and round once at the end, as torch's CPU attention kernel does.
-    let dtype = support::dtype(b, q)?;
-    let half = matches!(dtype, DType::BF16 | DType::F16);
-    let wide = half.then(|| element_type(DType::F32)).transpose()?;
-    let scores = dot_into(b, q, k, batched(n, r - 1, r - 1), wide)?;
+    // scores[..., L, S] = q @ k^T * scale
+    let scores = dot(b, q, k, batched(n, r - 1, r - 1))?;
     let factor = support::like(b, scores, Scalar::Float(scale))?;
     let mut scores = b.multiply(scores, factor)?;
     let score_shape = support::shape(b, scores)?;
@@ -137,16 +132,6 @@ fn sdpa(cx: &mut Cx<'_>, args: &Args<'_>) -> OpResult<Vec<Val>> {
     let shifted = b.subtract(scores, max)?;
     let ex = b.exponential(shifted)?;
     let row_sum = reduce(b, tpuc_ir::BinaryOp::Add, ex, &[last], false)?;
-    if half {
-        // Flash-style: the exponentials, rounded to the half type, meet `v` accumulating in
-        // float32; the row sums divide that before its one rounding.
-        let ex = support::convert(b, ex, dtype)?;
-        let out = dot_into(b, ex, v, batched(n, r - 1, r - 2), wide)?;
-        let out_shape = support::shape(b, out)?;
-        let row_sum = broadcast_back(b, row_sum, &[last], &out_shape)?;
-        let out = b.divide(out, row_sum)?;
-        return one(support::convert(b, out, dtype)?);
-    }
     let sum = broadcast_back(b, row_sum, &[last], &score_shape)?;
     let p = b.divide(ex, sum)?;
     // out[..., L, Ev] = p @ v
