@@ -1,6 +1,10 @@
-//! Reductions and windowed reductions of one input with `add`, `maximum` or `minimum`.
+//! Reductions and windowed reductions of one input with `add`, `maximum` or `minimum`;
+//! reductions of several inputs each reduced on its own, or of a value and its position (an
+//! argmax).
 
-use tpuc_ir::{BinaryOp, ComparisonDirection, OpBuilder, OpId, Value, WindowAttrs};
+use tpuc_ir::{
+    BinaryOp, ComparisonDirection, Function, OpBuilder, OpId, OpKind, Value, WindowAttrs,
+};
 
 use super::{Cotangents, Refusal, ir, scalar, shape_of, shape_u64, splat_like, tensor_type};
 
@@ -21,19 +25,73 @@ pub(super) fn reduce(
     results: &[Option<Value>],
     dimensions: &[i64],
 ) -> Result<Cotangents, Refusal> {
-    let combine = combiner(b, op, x.len() / 2)?;
-    let g = results[0].ok_or("its result has no cotangent")?;
-    let (input, reduced) = (x[0], y[0]);
-    let shape = shape_of(b, input)?;
-    let kept: Vec<i64> = (0..shape.len() as i64)
+    let inputs = x.len() / 2;
+    let mut cotangents = vec![None; x.len()];
+    if inputs == 1 {
+        let combine = combiner(b, op, inputs)?;
+        let g = results[0].ok_or("its result has no cotangent")?;
+        cotangents[0] = Some(reduce_one(b, combine, x[0], y[0], g, dimensions)?);
+        return Ok(cotangents);
+    }
+    if let Some(combines) = separate_bodies(b.function(), op, inputs) {
+        // Each input reduced on its own (a maximum and its NaN flag): one rule per input.
+        for k in 0..inputs {
+            if let Some(g) = results[k] {
+                cotangents[k] = Some(reduce_one(b, combines[k], x[k], y[k], g, dimensions)?);
+            }
+        }
+        return Ok(cotangents);
+    }
+    if let Some((value, index)) = selected_index(b.function(), op, x, dimensions) {
+        // A value and its position chosen together (max/min with indices): the cotangent goes
+        // to the element at the chosen position (PyTorch's `max.dim` rule).
+        if let Some(g) = results[value] {
+            let shape = shape_of(b, x[value])?;
+            let kept = kept_dimensions(shape.len(), dimensions);
+            let chosen = b
+                .broadcast_in_dim(y[index], &kept, shape_u64(&shape))
+                .map_err(ir)?;
+            let hit = b
+                .compare(ComparisonDirection::Eq, x[index], chosen)
+                .map_err(ir)?;
+            let spread = b
+                .broadcast_in_dim(g, &kept, shape_u64(&shape))
+                .map_err(ir)?;
+            let zero = splat_like(b, x[value], 0.0)?;
+            cotangents[value] = Some(b.select(hit, spread, zero).map_err(ir)?);
+        }
+        return Ok(cotangents);
+    }
+    Err(
+        "only a reduction of one input, of inputs each reduced on its own, or of a value and \
+         its `iota` position chosen together (an argmax) has a derivative rule"
+            .into(),
+    )
+}
+
+fn kept_dimensions(rank: usize, dimensions: &[i64]) -> Vec<i64> {
+    (0..rank as i64)
         .filter(|d| !dimensions.contains(d))
-        .collect();
+        .collect()
+}
+
+/// The reduction of one input with `combine`.
+fn reduce_one(
+    b: &mut OpBuilder<'_>,
+    combine: BinaryOp,
+    input: Value,
+    reduced: Value,
+    g: Value,
+    dimensions: &[i64],
+) -> Result<Value, Refusal> {
+    let shape = shape_of(b, input)?;
+    let kept = kept_dimensions(shape.len(), dimensions);
     let spread = |b: &mut OpBuilder<'_>, value: Value| {
         b.broadcast_in_dim(value, &kept, shape_u64(&shape))
             .map_err(ir)
     };
-    let cotangent = match combine {
-        BinaryOp::Add => spread(b, g)?,
+    match combine {
+        BinaryOp::Add => spread(b, g),
         BinaryOp::Maximum | BinaryOp::Minimum => {
             // PyTorch's `amax`/`amin` rule: shared evenly among the elements equal to the
             // extremum.
@@ -51,16 +109,86 @@ pub(super) fn reduce(
                 .map_err(ir)?;
             let share = b.divide(g, count).map_err(ir)?;
             let share = spread(b, share)?;
-            b.select(hit, share, zero).map_err(ir)?
+            b.select(hit, share, zero).map_err(ir)
         }
-        other => {
-            return Err(format!(
-                "a reduction with `{}` has no derivative rule",
-                other.name()
-            ));
-        }
+        other => Err(format!(
+            "a reduction with `{}` has no derivative rule",
+            other.name()
+        )),
+    }
+}
+
+/// The reducer's block: its arguments (the accumulators, then the elements, one per input) and
+/// the values it returns.
+fn reducer(f: &Function, op: OpId) -> Option<(Vec<Value>, Vec<Value>)> {
+    let [region] = f.op(op).regions.as_slice() else {
+        return None;
     };
-    Ok(vec![Some(cotangent), None])
+    let [block] = f.region(*region).blocks.as_slice() else {
+        return None;
+    };
+    let ret = f.terminator(*block)?;
+    Some((f.block(*block).args.clone(), ret.operands.clone()))
+}
+
+/// The binary op combining each input, when every result is its own input's accumulator and
+/// element combined by one binary op.
+fn separate_bodies(f: &Function, op: OpId, inputs: usize) -> Option<Vec<BinaryOp>> {
+    let (args, returned) = reducer(f, op)?;
+    if args.len() != 2 * inputs || returned.len() != inputs {
+        return None;
+    }
+    (0..inputs)
+        .map(|k| {
+            let combine = f.op(f.defining_op(returned[k])?);
+            let OpKind::Binary(binary) = combine.kind else {
+                return None;
+            };
+            let pair = [args[k], args[k + inputs]];
+            (combine.operands == pair || combine.operands == [pair[1], pair[0]]).then_some(binary)
+        })
+        .collect()
+}
+
+/// `(value, index)`: the positions of a float input and of an `iota` along the one reduced
+/// dimension, when the reducer returns one of its two (accumulator, element) pairs whole: both
+/// results `select` the same side on one predicate.
+fn selected_index(
+    f: &Function,
+    op: OpId,
+    x: &[Value],
+    dimensions: &[i64],
+) -> Option<(usize, usize)> {
+    let (args, returned) = reducer(f, op)?;
+    if x.len() != 4 || args.len() != 4 || returned.len() != 2 {
+        return None;
+    }
+    let is_float = |v: Value| {
+        f.value_type(v)
+            .as_tensor()
+            .is_some_and(|t| t.element.is_float())
+    };
+    let (value, index) = match (is_float(x[0]), is_float(x[1])) {
+        (true, false) => (0, 1),
+        (false, true) => (1, 0),
+        _ => return None,
+    };
+    let iota = f.op(f.defining_op(x[index])?);
+    if !matches!(iota.kind, OpKind::Iota { dimension } if dimensions == [dimension]) {
+        return None;
+    }
+    let select = |k: usize| {
+        let select = f.op(f.defining_op(returned[k])?);
+        matches!(select.kind, OpKind::Select).then(|| select.operands.clone())
+    };
+    let (first, second) = (select(0)?, select(1)?);
+    let same_side = |(acc, elem): (usize, usize)| {
+        first[1] == args[acc]
+            && first[2] == args[elem]
+            && second[1] == args[acc + 1]
+            && second[2] == args[elem + 1]
+    };
+    (first[0] == second[0] && (same_side((0, 2)) || same_side((2, 0)))).then_some((value, index))
 }
 
 pub(super) fn reduce_window(
