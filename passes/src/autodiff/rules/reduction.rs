@@ -1,6 +1,6 @@
-//! Reductions and windowed reductions of one input with `add`, `maximum` or `minimum`;
-//! reductions of several inputs each reduced on its own, or of a value and its position (an
-//! argmax).
+//! Reductions of one input with `add`, `maximum`, `minimum` or `multiply`; of several inputs
+//! each reduced on its own, or of a value and its position (an argmax); windowed reductions of
+//! one input with `add` or `maximum`.
 
 use tpuc_ir::{
     BinaryOp, ComparisonDirection, Function, OpBuilder, OpId, OpKind, Value, WindowAttrs,
@@ -110,6 +110,40 @@ fn reduce_one(
             let share = b.divide(g, count).map_err(ir)?;
             let share = spread(b, share)?;
             b.select(hit, share, zero).map_err(ir)
+        }
+        BinaryOp::Multiply => {
+            // PyTorch's `prod` rule: the product of the others, `result / x` when no element
+            // is zero; with one zero, the product of the others at the zero and zero elsewhere;
+            // with more, zero.
+            let element = tensor_type(b, input)?.element;
+            let zero = splat_like(b, input, 0.0)?;
+            let one = splat_like(b, input, 1.0)?;
+            let is_zero = b
+                .compare(ComparisonDirection::Eq, input, zero)
+                .map_err(ir)?;
+            let nonzero = b.select(is_zero, one, input).map_err(ir)?;
+            let zeros = b.select(is_zero, one, zero).map_err(ir)?;
+            let zero_scalar = scalar(b, element, 0.0)?;
+            let one_scalar = scalar(b, element, 1.0)?;
+            let count = b
+                .reduce_with(BinaryOp::Add, zeros, zero_scalar, dimensions)
+                .map_err(ir)?;
+            let count = spread(b, count)?;
+            let others = b
+                .reduce_with(BinaryOp::Multiply, nonzero, one_scalar, dimensions)
+                .map_err(ir)?;
+            let others = spread(b, others)?;
+            let result = spread(b, reduced)?;
+            let no_zero = b.divide(result, nonzero).map_err(ir)?;
+            let at_the_zero = b.select(is_zero, others, zero).map_err(ir)?;
+            let none = b
+                .compare(ComparisonDirection::Eq, count, zero)
+                .map_err(ir)?;
+            let single = b.compare(ComparisonDirection::Eq, count, one).map_err(ir)?;
+            let one_zero = b.select(single, at_the_zero, zero).map_err(ir)?;
+            let factor = b.select(none, no_zero, one_zero).map_err(ir)?;
+            let g = spread(b, g)?;
+            b.multiply(g, factor).map_err(ir)
         }
         other => Err(format!(
             "a reduction with `{}` has no derivative rule",
