@@ -4,7 +4,8 @@
 use std::collections::HashMap;
 
 use tpuc_ir::{
-    BinaryOp, ElementType, GatherDims, OpBuilder, OpId, OpKind, ScatterDims, TensorType, Value,
+    BinaryOp, ComparisonDirection, ElementType, GatherDims, OpBuilder, OpId, OpKind, ScatterDims,
+    TensorType, Value,
 };
 
 use super::{Cotangents, Refusal, ir, scalar, shape_of, shape_u64, splat_like, tensor_type};
@@ -228,7 +229,8 @@ fn scatter_add(
     Ok(results[0])
 }
 
-/// A single-input `scatter` that writes (its body returns the update) or adds.
+/// A single-input `scatter` that writes (its body returns the update), adds, or keeps the
+/// maximum or minimum.
 pub(super) fn scatter(
     b: &mut OpBuilder<'_>,
     op: OpId,
@@ -242,9 +244,15 @@ pub(super) fn scatter(
     };
     let g = results[0].ok_or("its result has no cotangent")?;
     let overwrites = body_returns_update(b, op);
-    let adds = b.function().single_binary_body(op) == Some(BinaryOp::Add);
-    if !overwrites && !adds {
-        return Err("only a scatter that writes or adds its updates has a derivative rule".into());
+    let combine = b.function().single_binary_body(op);
+    let adds = combine == Some(BinaryOp::Add);
+    let extremum = matches!(combine, Some(BinaryOp::Maximum | BinaryOp::Minimum));
+    if !overwrites && !adds && !extremum {
+        return Err(
+            "only a scatter that writes, adds or takes the maximum or minimum of its updates \
+             has a derivative rule"
+                .into(),
+        );
     }
     let gather_dims = GatherDims {
         offset_dims: dims.update_window_dims.clone(),
@@ -269,6 +277,41 @@ pub(super) fn scatter(
             }
         })
         .collect();
+    if extremum {
+        // PyTorch's scatter_reduce amax/amin rule: each result's cotangent shared evenly among
+        // the operand element and the updates equal to it.
+        let result = b.function().op(op).results[0];
+        let zero = splat_like(b, input, 0.0)?;
+        let one = splat_like(b, input, 1.0)?;
+        let input_hit = b
+            .compare(ComparisonDirection::Eq, input, result)
+            .map_err(ir)?;
+        let chosen = b
+            .gather(result, indices, gather_dims.clone(), &slice_sizes, false)
+            .map_err(ir)?;
+        let update_hit = b
+            .compare(ComparisonDirection::Eq, updates, chosen)
+            .map_err(ir)?;
+        let update_zero = splat_like(b, updates, 0.0)?;
+        let update_one = splat_like(b, updates, 1.0)?;
+        let update_hits = b.select(update_hit, update_one, update_zero).map_err(ir)?;
+        let input_hits = b.select(input_hit, one, zero).map_err(ir)?;
+        let count = scatter_add(b, input_hits, indices, update_hits, dims.clone())?;
+        let share = b.divide(g, count).map_err(ir)?;
+        let input_cotangent = active[0]
+            .then(|| b.select(input_hit, share, zero))
+            .transpose()
+            .map_err(ir)?;
+        let update_cotangent = if active[2] {
+            let shares = b
+                .gather(share, indices, gather_dims, &slice_sizes, false)
+                .map_err(ir)?;
+            Some(b.select(update_hit, shares, update_zero).map_err(ir)?)
+        } else {
+            None
+        };
+        return Ok(vec![input_cotangent, None, update_cotangent]);
+    }
     let update_cotangent = if active[2] {
         Some(
             b.gather(g, indices, gather_dims, &slice_sizes, false)
