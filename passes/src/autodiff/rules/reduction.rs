@@ -1,6 +1,6 @@
 //! Reductions of one input with `add`, `maximum`, `minimum` or `multiply`; of several inputs
 //! each reduced on its own, or of a value and its position (an argmax); windowed reductions of
-//! one input with `add` or `maximum`.
+//! one input with `add`, `maximum`, `minimum`, or `multiply` along one dimension (cumprod).
 
 use tpuc_ir::{
     BinaryOp, ComparisonDirection, Function, OpBuilder, OpId, OpKind, Value, WindowAttrs,
@@ -291,6 +291,10 @@ pub(super) fn reduce_window(
                 .map_err(ir)?;
             results[0]
         }
+        BinaryOp::Multiply => {
+            let result = b.function().op(op).results[0];
+            cumulative_product(b, x, result, g, window)?
+        }
         BinaryOp::Maximum | BinaryOp::Minimum => {
             if base.iter().chain(&dilation).any(|&d| d != 1) {
                 return Err("a dilated windowed maximum has no derivative rule".into());
@@ -320,4 +324,118 @@ pub(super) fn reduce_window(
         }
     };
     Ok(vec![Some(cotangent), None])
+}
+
+/// The dimension a windowed reduction accumulates along when it is a cumulative one (torch's
+/// `cumsum`/`cumprod` lowering): the window spans the whole dimension, padded by all but one
+/// element in front, and every other dimension is left alone.
+fn cumulative_dimension(window: &WindowAttrs, shape: &[i64]) -> Option<usize> {
+    let ones = |values: &[i64]| values.iter().all(|&v| v == 1);
+    if !ones(&window.window_strides)
+        || !ones(&window.base_dilations)
+        || !ones(&window.window_dilations)
+    {
+        return None;
+    }
+    let padding = |d: usize| window.padding.get(d).copied().unwrap_or((0, 0));
+    let mut along = None;
+    for (d, &size) in shape.iter().enumerate() {
+        let extent = window.window_dimensions[d];
+        if extent == 1 && padding(d) == (0, 0) {
+            continue;
+        }
+        if along.is_some() || extent != size || padding(d) != (size - 1, 0) {
+            return None;
+        }
+        along = Some(d);
+    }
+    along
+}
+
+/// Whether `value` is a constant splat of `expected`.
+fn is_constant(b: &OpBuilder<'_>, value: Value, expected: f64) -> bool {
+    let f = b.function();
+    let Some(def) = f.defining_op(value) else {
+        return false;
+    };
+    let OpKind::Constant(data) = &f.op(def).kind else {
+        return false;
+    };
+    let Some(element) = f.value_type(value).as_tensor().map(|t| t.element) else {
+        return false;
+    };
+    data.is_splat() && data.float_at(element, 0) == Some(expected)
+}
+
+/// The cotangent of a cumulative product along one dimension (PyTorch's `cumprod` rule):
+/// `reversed_cumsum(y g) / x` before the first zero; at the first zero, the reversed cumulative
+/// sum of `g` times the cumulative product with that zero taken as one; zero after it.
+fn cumulative_product(
+    b: &mut OpBuilder<'_>,
+    x: &[Value],
+    product: Value,
+    g: Value,
+    window: &WindowAttrs,
+) -> Result<Value, Refusal> {
+    let (input, init) = (x[0], x[1]);
+    let shape = shape_of(b, input)?;
+    let Some(along) = cumulative_dimension(window, &shape).filter(|_| is_constant(b, init, 1.0))
+    else {
+        return Err(
+            "only a cumulative product (torch.cumprod) of the windowed reductions with \
+                    `stablehlo.multiply` has a derivative rule"
+                .into(),
+        );
+    };
+    let element = tensor_type(b, input)?.element;
+    let rank = shape.len();
+    let size = shape[along];
+    let window_along = |padding: (i64, i64)| {
+        let mut dimensions = vec![1; rank];
+        dimensions[along] = size;
+        let mut paddings = vec![(0, 0); rank];
+        paddings[along] = padding;
+        WindowAttrs {
+            window_dimensions: dimensions,
+            padding: paddings,
+            ..WindowAttrs::default()
+        }
+    };
+    let scan = |b: &mut OpBuilder<'_>, value: Value, combine: BinaryOp, padding| {
+        let init = scalar(b, element, if combine == BinaryOp::Add { 0.0 } else { 1.0 })?;
+        let results = b
+            .reduce_window(&[value], &[init], window_along(padding), |b, args| {
+                Ok(vec![b.binary(combine, args[0], args[1])?])
+            })
+            .map_err(ir)?;
+        Ok::<Value, Refusal>(results[0])
+    };
+    let forward = (size - 1, 0);
+    let backward = (0, size - 1);
+    let zero = splat_like(b, input, 0.0)?;
+    let one = splat_like(b, input, 1.0)?;
+    let is_zero = b
+        .compare(ComparisonDirection::Eq, input, zero)
+        .map_err(ir)?;
+    let zeros = b.select(is_zero, one, zero).map_err(ir)?;
+    let zeros_so_far = scan(b, zeros, BinaryOp::Add, forward)?;
+    let none_yet = b
+        .compare(ComparisonDirection::Eq, zeros_so_far, zero)
+        .map_err(ir)?;
+    let first_yet = b
+        .compare(ComparisonDirection::Eq, zeros_so_far, one)
+        .map_err(ir)?;
+    let first_zero = b.and(is_zero, first_yet).map_err(ir)?;
+    // Before the first zero: reversed_cumsum(y g) / x.
+    let weighted = b.multiply(product, g).map_err(ir)?;
+    let after = scan(b, weighted, BinaryOp::Add, backward)?;
+    let nonzero = b.select(is_zero, one, input).map_err(ir)?;
+    let before_zero = b.divide(after, nonzero).map_err(ir)?;
+    // At the first zero: the products with that zero taken as one.
+    let skipped = b.select(first_zero, one, input).map_err(ir)?;
+    let without = scan(b, skipped, BinaryOp::Multiply, forward)?;
+    let weighted = b.multiply(without, g).map_err(ir)?;
+    let at_zero = scan(b, weighted, BinaryOp::Add, backward)?;
+    let at_zero = b.select(first_zero, at_zero, zero).map_err(ir)?;
+    b.select(none_yet, before_zero, at_zero).map_err(ir)
 }
