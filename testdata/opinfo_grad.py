@@ -29,6 +29,7 @@ Usage (from the repository root, in the venv of testdata/requirements.txt):
 from __future__ import annotations
 
 import json
+import os
 import sys
 from pathlib import Path
 
@@ -211,8 +212,10 @@ def generate_group(name: str, members: list, manifest: dict) -> None:
                 params.append({"name": pname, "argument": where, "shape": list(value.shape), "offset": offset})
                 parts.append(values)
                 offset += values.size
-            samples.append({"sample": i, "output": sample_output, "loss": losses[sample_output].item(),
-                            "params": params})
+            loss = losses[sample_output].item()
+            # JSON has no infinities or NaN: those are written as text ("inf", "nan").
+            samples.append({"sample": i, "output": sample_output,
+                            "loss": loss if np.isfinite(loss) else str(loss), "params": params})
             sample_output += 1
         entry.update({"group": name, "output": 1 + e, "samples": samples})
         manifest["ops"][opinfo.key(op)] = entry
@@ -227,6 +230,10 @@ def generate_group(name: str, members: list, manifest: dict) -> None:
 
 
 def main(argv: list[str]) -> int:
+    if os.environ.get("PYTHONHASHSEED") != "0":
+        # Some OpInfos draw their samples from sets of strings (meshgrid's `indexing`), whose
+        # order follows the string hash: fix it, so the fixtures do not change between runs.
+        os.execve(sys.executable, [sys.executable, __file__, *argv], {**os.environ, "PYTHONHASHSEED": "0"})
     only = argv
     torch.use_deterministic_algorithms(True)
     torch.set_num_threads(1)
@@ -257,7 +264,7 @@ def main(argv: list[str]) -> int:
             group, members, first = group + 1, [], 0
     if not only:
         manifest["torch_version"] = torch.__version__
-        MANIFEST.write_text(json.dumps(manifest, indent=1, sort_keys=True) + "\n")
+        MANIFEST.write_text(json.dumps(manifest, indent=1, sort_keys=True, allow_nan=False) + "\n")
     return 0
 
 
