@@ -2,7 +2,8 @@
 """Export torch's OpInfo samples as loss-only training programs, with autograd's gradients.
 
 For every OpInfo of `torch.testing._internal.common_methods_invocations.op_db` that
-testdata/opinfo.py covers (its ATen op is one tpuc registers) and that supports autograd, up to
+testdata/opinfo.py covers (its ATen op is one tpuc registers) and that supports autograd (the
+others are listed in the manifest as not differentiable), up to
 SAMPLES float32 samples of `sample_inputs(..., requires_grad=True)` become one loss each: the
 sample's tensors that require grad are `nn.Parameter`s (`p0`, `p1`, ... numbered across the
 group), its other tensors buffers, and the loss is `sum((out * ct).sum())` over the op's
@@ -47,6 +48,9 @@ MANIFEST = OUT / "manifest.json"
 SAMPLES = 2
 GROUP = 10
 SEED = 0
+# The reason recorded for the OpInfos of testdata/opinfo.py that autograd does not support
+# (comparisons, bitwise and logical ops, factories, argmax...).
+NOT_DIFFERENTIABLE = "not differentiable (its OpInfo has supports_autograd=False)"
 
 
 def leaf_paths(sample) -> tuple[list, list[str], object]:
@@ -245,6 +249,11 @@ def main(argv: list[str]) -> int:
         for stale in [*OUT.glob("*.pt2"), *OUT.glob("*.npy")]:
             stale.unlink()
     manifest: dict = {"ops": {}, "groups": {}}
+    for op in opinfo.covered():
+        if not op.supports_autograd and not only:
+            manifest["ops"][opinfo.key(op)] = {
+                "opinfo": op.name, "variant": op.variant_test_name, "skipped": [],
+                "refused": NOT_DIFFERENTIABLE}
     members, group, first = [], 0, 0
     for n, op in enumerate(ops):
         print(f"[{opinfo.key(op)}]", flush=True)

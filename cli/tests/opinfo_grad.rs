@@ -415,10 +415,17 @@ fn report(
     let _ = writeln!(
         doc,
         "**{passed} of {total} samples pass ({:.1}%)**; {all_pass} of {} OpInfos pass every \
-         sample; {} OpInfos have no usable sample.\n",
+         sample; {} OpInfos have no usable sample and {} are not differentiable.\n",
         percent(passed, total),
         tallies.len(),
-        refused.len()
+        refused
+            .values()
+            .filter(|why| !why.starts_with("not differentiable"))
+            .count(),
+        refused
+            .values()
+            .filter(|why| why.starts_with("not differentiable"))
+            .count()
     );
     // Failures grouped by reason, the op named in a refusal or the kind of difference.
     let mut by_reason: BTreeMap<String, Vec<&str>> = BTreeMap::new();
@@ -456,14 +463,30 @@ fn report(
             reasons.join("; ")
         );
     }
-    if !refused.is_empty() {
+    let (not_differentiable, unusable): (Vec<_>, Vec<_>) = refused
+        .iter()
+        .partition(|(_, why)| why.starts_with("not differentiable"));
+    if !unusable.is_empty() {
         doc.push_str(
             "\nOpInfos without a usable sample (none runs in eager with inputs that require \
              grad, has a differentiable result, or exports):\n\n",
         );
-        for (name, why) in refused {
+        for (name, why) in unusable {
             let _ = writeln!(doc, "- `{name}`: {why}");
         }
+    }
+    if !not_differentiable.is_empty() {
+        let names: Vec<String> = not_differentiable
+            .iter()
+            .map(|(name, _)| format!("`{name}`"))
+            .collect();
+        let _ = writeln!(
+            doc,
+            "\nOpInfos of docs/opinfo.md that PyTorch does not differentiate \
+             (`supports_autograd=False`), {}: {}.",
+            names.len(),
+            names.join(", ")
+        );
     }
     let _ = writeln!(
         doc,
