@@ -178,7 +178,23 @@ pub(super) fn binary(
                 Some(b.negate(rhs_cotangent).map_err(ir)?),
             )
         }
-        BinaryOp::Remainder if !active[1] => (Some(g), None),
+        BinaryOp::Remainder => {
+            // x - trunc(x / y) y (C's fmod): d/dy = -trunc(x / y), the quotient rounded toward
+            // zero as PyTorch's fmod backward takes it. torch.remainder's floor adjustment
+            // (adding y where the signs differ) is an `add` and a `select` around this op.
+            let rhs_cotangent = if active[1] {
+                let quotient = b.divide(lhs, rhs).map_err(ir)?;
+                let magnitude = b.abs(quotient).map_err(ir)?;
+                let whole = b.floor(magnitude).map_err(ir)?;
+                let sign = b.sign(quotient).map_err(ir)?;
+                let truncated = b.multiply(sign, whole).map_err(ir)?;
+                let product = b.multiply(g, truncated).map_err(ir)?;
+                Some(b.negate(product).map_err(ir)?)
+            } else {
+                None
+            };
+            (Some(g), rhs_cotangent)
+        }
         other => return Err(format!("`{}` has no derivative rule", other.name())),
     };
     Ok(vec![lhs_cotangent, rhs_cotangent])

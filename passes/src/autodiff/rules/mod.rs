@@ -73,6 +73,7 @@ pub(super) fn vjp(
         OpKind::DynamicUpdateSlice => structural::dynamic_update_slice(b, x, only()?, active),
         OpKind::Gather { dims, .. } => structural::gather(b, x, only()?, dims),
         OpKind::Scatter { dims, .. } => structural::scatter(b, op, x, results, dims, active),
+        OpKind::Sort { dimension, .. } => structural::sort(b, op, x, y, results, *dimension),
         OpKind::DotGeneral { dims, .. } => contraction::dot_general(b, x, only()?, dims, active),
         OpKind::Convolution(attrs) => contraction::convolution(b, x, only()?, attrs, active),
         OpKind::Reduce { dimensions } => reduction::reduce(b, op, x, y, results, dimensions),

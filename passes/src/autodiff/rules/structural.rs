@@ -1,7 +1,12 @@
 //! Ops that move, copy or pick elements: their cotangents move the other way (a broadcast
-//! sums, a slice pads, a gather scatter-adds).
+//! sums, a slice pads, a gather scatter-adds, a sort scatters back through its permutation).
 
-use tpuc_ir::{BinaryOp, GatherDims, OpBuilder, OpId, ScatterDims, Value};
+use std::collections::HashMap;
+
+use tpuc_ir::{
+    BinaryOp, ComparisonDirection, ElementType, GatherDims, OpBuilder, OpId, OpKind, ScatterDims,
+    TensorType, Value,
+};
 
 use super::{Cotangents, Refusal, ir, scalar, shape_of, shape_u64, splat_like, tensor_type};
 
@@ -224,7 +229,8 @@ fn scatter_add(
     Ok(results[0])
 }
 
-/// A single-input `scatter` that writes (its body returns the update) or adds.
+/// A single-input `scatter` that writes (its body returns the update), adds, or keeps the
+/// maximum or minimum.
 pub(super) fn scatter(
     b: &mut OpBuilder<'_>,
     op: OpId,
@@ -238,9 +244,15 @@ pub(super) fn scatter(
     };
     let g = results[0].ok_or("its result has no cotangent")?;
     let overwrites = body_returns_update(b, op);
-    let adds = b.function().single_binary_body(op) == Some(BinaryOp::Add);
-    if !overwrites && !adds {
-        return Err("only a scatter that writes or adds its updates has a derivative rule".into());
+    let combine = b.function().single_binary_body(op);
+    let adds = combine == Some(BinaryOp::Add);
+    let extremum = matches!(combine, Some(BinaryOp::Maximum | BinaryOp::Minimum));
+    if !overwrites && !adds && !extremum {
+        return Err(
+            "only a scatter that writes, adds or takes the maximum or minimum of its updates \
+             has a derivative rule"
+                .into(),
+        );
     }
     let gather_dims = GatherDims {
         offset_dims: dims.update_window_dims.clone(),
@@ -265,6 +277,41 @@ pub(super) fn scatter(
             }
         })
         .collect();
+    if extremum {
+        // PyTorch's scatter_reduce amax/amin rule: each result's cotangent shared evenly among
+        // the operand element and the updates equal to it.
+        let result = b.function().op(op).results[0];
+        let zero = splat_like(b, input, 0.0)?;
+        let one = splat_like(b, input, 1.0)?;
+        let input_hit = b
+            .compare(ComparisonDirection::Eq, input, result)
+            .map_err(ir)?;
+        let chosen = b
+            .gather(result, indices, gather_dims.clone(), &slice_sizes, false)
+            .map_err(ir)?;
+        let update_hit = b
+            .compare(ComparisonDirection::Eq, updates, chosen)
+            .map_err(ir)?;
+        let update_zero = splat_like(b, updates, 0.0)?;
+        let update_one = splat_like(b, updates, 1.0)?;
+        let update_hits = b.select(update_hit, update_one, update_zero).map_err(ir)?;
+        let input_hits = b.select(input_hit, one, zero).map_err(ir)?;
+        let count = scatter_add(b, input_hits, indices, update_hits, dims.clone())?;
+        let share = b.divide(g, count).map_err(ir)?;
+        let input_cotangent = active[0]
+            .then(|| b.select(input_hit, share, zero))
+            .transpose()
+            .map_err(ir)?;
+        let update_cotangent = if active[2] {
+            let shares = b
+                .gather(share, indices, gather_dims, &slice_sizes, false)
+                .map_err(ir)?;
+            Some(b.select(update_hit, shares, update_zero).map_err(ir)?)
+        } else {
+            None
+        };
+        return Ok(vec![input_cotangent, None, update_cotangent]);
+    }
     let update_cotangent = if active[2] {
         Some(
             b.gather(g, indices, gather_dims, &slice_sizes, false)
@@ -309,4 +356,115 @@ fn body_returns_update(b: &OpBuilder<'_>, op: OpId) -> bool {
         return false;
     };
     block.args.len() == 2 && f.op(*ret).operands == [block.args[1]]
+}
+
+/// `sort`: the cotangent of each sorted float operand scattered back to where its elements
+/// came from. The permutation is the sorted `iota` along the sort dimension when one of the
+/// operands is that (torch.sort's indices), else it comes from a stable copy of the sort with
+/// such an `iota` appended (its comparator ignores it, so the order is the same).
+pub(super) fn sort(
+    b: &mut OpBuilder<'_>,
+    op: OpId,
+    x: &[Value],
+    y: &[Value],
+    results: &[Option<Value>],
+    dimension: i64,
+) -> Result<Cotangents, Refusal> {
+    let shape = shape_of(b, x[0])?;
+    let rank = shape.len();
+    let carried = x.iter().position(|&v| {
+        let f = b.function();
+        let is_integer = f
+            .value_type(v)
+            .as_tensor()
+            .is_some_and(|t| t.element.is_integer());
+        is_integer
+            && f.defining_op(v).is_some_and(
+                |def| matches!(f.op(def).kind, OpKind::Iota { dimension: d } if d == dimension),
+            )
+    });
+    let permutation = match carried {
+        Some(k) => y[k],
+        None => {
+            let iota = b
+                .iota(
+                    TensorType::of(&shape_u64(&shape), ElementType::I64),
+                    dimension,
+                )
+                .map_err(ir)?;
+            let region = *b
+                .function()
+                .op(op)
+                .regions
+                .first()
+                .ok_or("a sort without a comparator")?;
+            let block = *b
+                .function()
+                .region(region)
+                .blocks
+                .first()
+                .ok_or("a sort without a comparator")?;
+            let comparator_args = b.function().block(block).args.clone();
+            let comparator_ops = b.function().block(block).ops.clone();
+            let inputs: Vec<Value> = x.iter().copied().chain([iota]).collect();
+            let sorted = b
+                .sort(&inputs, dimension, true, |b, args| {
+                    // The original comparator, on the arguments of the original operands.
+                    let mut map: HashMap<Value, Value> = comparator_args
+                        .iter()
+                        .copied()
+                        .zip(args.iter().copied())
+                        .collect();
+                    let Some((&ret, body)) = comparator_ops.split_last() else {
+                        return Ok(Vec::new());
+                    };
+                    for &inner in body {
+                        let at = b.insertion_point();
+                        b.function_mut().clone_op(inner, at, &mut map);
+                    }
+                    Ok(b.function()
+                        .op(ret)
+                        .operands
+                        .iter()
+                        .map(|v| *map.get(v).unwrap_or(v))
+                        .collect())
+                })
+                .map_err(ir)?;
+            sorted[x.len()]
+        }
+    };
+    let element = tensor_type(b, permutation)?.element;
+    let mut column_shape = shape_u64(&shape);
+    column_shape.push(1);
+    let mut columns = Vec::with_capacity(rank);
+    for d in 0..rank as i64 {
+        columns.push(if d == dimension {
+            b.reshape(permutation, column_shape.clone()).map_err(ir)?
+        } else {
+            b.iota(TensorType::of(&column_shape, element), d)
+                .map_err(ir)?
+        });
+    }
+    let indices = b.concatenate(&columns, rank as i64).map_err(ir)?;
+    let all: Vec<i64> = (0..rank as i64).collect();
+    let dims = ScatterDims {
+        update_window_dims: Vec::new(),
+        inserted_window_dims: all.clone(),
+        input_batching_dims: Vec::new(),
+        scatter_indices_batching_dims: Vec::new(),
+        scatter_dims_to_operand_dims: all,
+        index_vector_dim: rank as i64,
+    };
+    let mut cotangents = Vec::with_capacity(x.len());
+    for (k, &operand) in x.iter().enumerate() {
+        let float = tensor_type(b, operand)?.element.is_float();
+        cotangents.push(match results[k] {
+            Some(g) if float => {
+                let zeros = splat_like(b, operand, 0.0)?;
+                Some(scatter_add(b, zeros, indices, g, dims.clone())?)
+            }
+            _ => None,
+        });
+    }
+    Ok(cotangents)
 }
