@@ -108,6 +108,11 @@ pub const REGISTRY: &[Knob] = &[
         "it only changes how errors print",
     ),
     ignored(
+        "OPINFO_GRAD_ONLY",
+        "test-only: the OpInfo entries the OpInfo gradient test runs",
+        "read by tests, never by tpuc",
+    ),
+    ignored(
         "OPINFO_ONLY",
         "test-only: the OpInfo entries the OpInfo test runs",
         "read by tests, never by tpuc",
