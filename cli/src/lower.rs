@@ -92,6 +92,10 @@ pub struct LoweringArgs {
     /// float32, parameters kept float32 (mixed-precision training, docs/training.md).
     #[arg(long, value_enum, value_name = "bf16")]
     precision: Option<Precision>,
+    /// For a `.mlir` module without roles (JAX's): the arguments that are trained parameters,
+    /// by `jax.arg_info` name, `argN` or position; the others are user inputs, in order.
+    #[arg(long, value_name = "NAME,...", value_delimiter = ',')]
+    parameters: Vec<String>,
     #[command(flatten)]
     pub passes: PassArgs,
     #[command(flatten)]
@@ -168,6 +172,7 @@ impl LoweringArgs {
             pipeline,
             run: self.passes.run_options(),
             weights: None,
+            parameters: self.parameters.clone(),
         })
     }
 

@@ -19,6 +19,11 @@ pub struct Args {
     /// The `.pt2` archive: a loss-only export (its first output the scalar loss; tpuc
     /// differentiates it) or a joint graph (`_export_forward_backward`); or StableHLO text.
     model: PathBuf,
+    /// A `.mlir` program's weights: the archive whose parameters, buffers and constants its
+    /// `main` names, or a directory of `NAME.npy` files (a JAX module's initial parameters,
+    /// named as `--parameters` names them).
+    #[arg(long, value_name = "MODEL.pt2|DIR")]
+    weights: Option<PathBuf>,
     /// How many optimizer steps to run.
     #[arg(long, default_value_t = 1)]
     steps: usize,
@@ -58,10 +63,11 @@ pub fn run(args: &Args) -> Result<ExitCode> {
             "`tpuc train` needs --optimizer"
         ));
     }
-    let options = args
+    let mut options = args
         .lowering
         .options(&args.model, Some("cpu"))?
         .for_target(&args.target);
+    options.weights = args.weights.clone();
     let runtime = Runtime::cpu_devices(args.plugin.as_deref(), devices)?;
     let caches = args.cache.open()?.into();
     let request = TrainRequest {

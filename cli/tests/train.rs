@@ -474,3 +474,77 @@ fn the_tpu_train_step_donates_its_state() {
         "only the loss may be returned fresh: {memory}"
     );
 }
+
+/// What makes a training step another program makes another key: the optimizer's canonical
+/// spec and `--precision`; two spellings of one spec are one key.
+#[test]
+fn optimizer_and_precision_are_part_of_the_key() {
+    let model = training().join("mlp.loss.pt2");
+    let key = |extra: &[&str]| {
+        let mut args = vec![
+            "key",
+            model.to_str().unwrap(),
+            "--target",
+            "cpu",
+            "--format",
+            "json",
+        ];
+        args.extend(extra);
+        let out = support::stdout_of(&args);
+        let value: Value = serde_json::from_str(&out).unwrap();
+        value["frontend_key"]
+            .as_str()
+            .unwrap_or_default()
+            .to_owned()
+    };
+    let adamw = key(&["--optimizer", "adamw:lr=1e-3"]);
+    assert!(!adamw.is_empty());
+    assert_eq!(adamw, key(&["--optimizer", "adamw:lr=0.001, beta1=0.9"]));
+    assert_ne!(adamw, key(&["--optimizer", "adamw:lr=2e-3"]));
+    assert_ne!(
+        adamw,
+        key(&["--optimizer", "adamw:lr=1e-3", "--precision", "bf16"])
+    );
+    assert_ne!(adamw, key(&[]));
+}
+
+/// `--parameters` makes arguments of a role-less module (JAX's) trained parameters: part of
+/// the key, and a name `main` lacks is refused with the names it has.
+#[test]
+fn parameters_of_a_module_without_roles() {
+    let dir = tempfile::tempdir().unwrap();
+    let module = dir.path().join("loss.mlir");
+    std::fs::write(
+        &module,
+        "module {\n  func.func public @main(%arg0: tensor<4xf32>, %arg1: tensor<4xf32>) -> tensor<f32> {\n    %0 = stablehlo.multiply %arg0, %arg1 : tensor<4xf32>\n    %init = stablehlo.constant dense<0.0> : tensor<f32>\n    %1 = stablehlo.reduce(%0 init: %init) applies stablehlo.add across dimensions = [0] : (tensor<4xf32>, tensor<f32>) -> tensor<f32>\n    return %1 : tensor<f32>\n  }\n}\n",
+    )
+    .unwrap();
+    let module = module.to_str().unwrap();
+    let key = |extra: &[&str]| {
+        let mut args = vec!["key", module, "--target", "cpu", "--format", "json"];
+        args.extend(extra);
+        let value: Value = serde_json::from_str(&support::stdout_of(&args)).unwrap();
+        value["frontend_key"]
+            .as_str()
+            .unwrap_or_default()
+            .to_owned()
+    };
+    let plain = key(&[]);
+    assert_ne!(plain, key(&["--parameters", "arg0"]));
+    assert_ne!(
+        key(&["--parameters", "arg0"]),
+        key(&["--parameters", "0,1"])
+    );
+    let lowered =
+        support::stdout_of(&["lower", module, "--parameters", "0", "--passes", "autodiff"]);
+    assert!(
+        lowered.contains("tpuc.role = \"parameter\"")
+            && lowered.contains("tpuc.role = \"gradient\""),
+        "{lowered}"
+    );
+    let refused = refusal(&["key", module, "--target", "cpu", "--parameters", "w"]);
+    assert!(
+        refused.contains("no argument `w`") && refused.contains("arg0, arg1"),
+        "{refused}"
+    );
+}

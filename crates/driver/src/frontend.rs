@@ -81,7 +81,7 @@ impl ProgramSource {
                 })?;
                 strip_metadata(&mut program);
                 let lower = &options.lower;
-                let lower_options = serde_json::json!({
+                let mut lower_options = serde_json::json!({
                     "inline_weights": lower.inline_weights,
                     "dims": lower.dims,
                     "input_shapes": lower.input_shapes,
@@ -91,6 +91,10 @@ impl ProgramSource {
                     "outputs": lower.outputs,
                     "pipeline": pipeline,
                 });
+                // Only when asked, so the keys of every other program stay as they were.
+                if let Some(dtype) = lower.autocast {
+                    lower_options["autocast"] = serde_json::json!(dtype.to_string());
+                }
                 let inlined = lower
                     .inline_weights
                     .then(|| inlined_weights_digest(archive))
@@ -101,11 +105,15 @@ impl ProgramSource {
                     inlined,
                 )
             }
-            Self::Text { text, .. } => (
-                sha256(text.as_bytes()),
-                serde_json::json!({ "source": "mlir", "pipeline": pipeline }),
-                None,
-            ),
+            Self::Text { text, .. } => {
+                let mut lower_options =
+                    serde_json::json!({ "source": "mlir", "pipeline": pipeline });
+                // Only when given, so the keys of every other module stay as they were.
+                if !options.parameters.is_empty() {
+                    lower_options["parameters"] = serde_json::json!(options.parameters);
+                }
+                (sha256(text.as_bytes()), lower_options, None)
+            }
         };
         Ok(FrontendParts {
             program_sha256,

@@ -29,6 +29,7 @@ mod lower;
 mod middle;
 mod options;
 mod parallel;
+mod parameters;
 pub mod plugins;
 pub mod prewarm;
 mod record;

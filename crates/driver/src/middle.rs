@@ -29,6 +29,9 @@ pub struct Built {
 /// messages.
 pub fn build(source: &ProgramSource, name: &str, options: &Options) -> Result<Built> {
     let (mut program, dims) = source.program(&options.lower)?;
+    if !options.parameters.is_empty() {
+        crate::parameters::mark(&mut program, &options.parameters)?;
+    }
     let spec = options.pipeline.spec(source.kind());
     let passes = spec.run(&mut program, &options.run)?;
     let (arguments, results) = bindings(&program, name)?;

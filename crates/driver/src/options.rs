@@ -13,8 +13,12 @@ pub struct Options {
     pub pipeline: PipelineRequest,
     /// Verification, IR dumps: not part of any key.
     pub run: RunOptions,
-    /// `tpuc run` of a `.mlir` program: the archive its weights are read from.
+    /// `tpuc run` of a `.mlir` program: the archive its weights are read from, or a
+    /// directory of `NAME.npy` files.
     pub weights: Option<std::path::PathBuf>,
+    /// `--parameters`: for StableHLO text whose `main` carries no roles (JAX's), the arguments
+    /// (by `jax.arg_info` name, `argN` or position) that are trained parameters.
+    pub parameters: Vec<String>,
 }
 
 impl Options {

@@ -13,7 +13,8 @@ use crate::middle::{Built, build};
 use crate::options::Options;
 use crate::runtime::{Executable, Runtime};
 use crate::shard_io::Placement;
-use crate::tensor::{self, HostTensor, npy_dtype_for_input};
+use crate::signature::ArgumentBinding;
+use crate::tensor::{self, HostTensor, npy_dtype, npy_dtype_for_input};
 
 /// A user input: an array and where it came from (for messages).
 #[derive(Clone, Debug)]
@@ -48,8 +49,8 @@ pub struct RunOutput {
 #[derive(Debug)]
 pub struct Prepared {
     pub built: Built,
-    /// The archive the weights come from (a `.mlir` program's: `--weights`).
-    archive: Option<Archive>,
+    /// Where the weights come from (a `.mlir` program's: `--weights`).
+    weights: Weights,
     /// The model's file name, recorded in the cache entries compiled from it.
     pub(crate) model_name: Option<String>,
     /// The user inputs by position, in the dtype of their argument.
@@ -83,19 +84,32 @@ pub fn prepare(model: &Path, inputs: &[Input], options: &Options) -> Result<Prep
             (build(&source, &name, &options)?, ranks)
         }
     };
-    let archive = match (source, &options.weights) {
-        (ProgramSource::Archive(archive), _) => Some(*archive),
-        (ProgramSource::Text { .. }, Some(weights)) => Some(Archive::open(weights)?),
-        (ProgramSource::Text { .. }, None) => None,
+    let weights = match (source, &options.weights) {
+        (ProgramSource::Archive(archive), _) => Weights::Archive(*archive),
+        (ProgramSource::Text { .. }, Some(weights)) if weights.is_dir() => {
+            Weights::Directory(weights.clone())
+        }
+        (ProgramSource::Text { .. }, Some(weights)) => Weights::Archive(Archive::open(weights)?),
+        (ProgramSource::Text { .. }, None) => Weights::None,
     };
     let inputs = convert_inputs(&built, inputs, ranks)?;
     Ok(Prepared {
         model_name: crate::compile::model_name(model),
         built,
-        archive,
+        weights,
         inputs,
         ranks,
     })
+}
+
+/// Where a program's parameters, buffers and constants are read from.
+#[derive(Debug)]
+enum Weights {
+    None,
+    /// By name from an archive's memory map.
+    Archive(Archive),
+    /// `DIR/NAME.npy` (a JAX module's initial parameters, say).
+    Directory(PathBuf),
 }
 
 /// Checks each input against its argument of `built` and converts it to the argument's dtype.
@@ -225,21 +239,45 @@ impl Prepared {
                 ArgumentRole::OptimizerState { .. } => {
                     Ok(HostTensor::zeros(binding.dtype, binding.shape.clone()))
                 }
-                role => {
-                    let fqn = role.name();
-                    let archive = self.archive.as_ref().ok_or_else(|| {
-                        DriverError::Unsupported(format!(
-                            "no archive holds the weight `{fqn}`: give a `.mlir` program's \
-                             weights with --weights MODEL.pt2"
-                        ))
-                    })?;
-                    Ok(HostTensor {
-                        dtype: binding.dtype,
-                        shape: binding.shape.clone(),
-                        bytes: archive.tensor(fqn)?.to_contiguous_bytes()?,
-                    })
-                }
+                role => self.weight(role.name(), binding),
             })
+    }
+}
+
+impl Prepared {
+    /// The weight `fqn`, of `binding`'s dtype and shape.
+    fn weight(&self, fqn: &str, binding: &ArgumentBinding) -> Result<HostTensor<'_>> {
+        match &self.weights {
+            Weights::Archive(archive) => Ok(HostTensor {
+                dtype: binding.dtype,
+                shape: binding.shape.clone(),
+                bytes: archive.tensor(fqn)?.to_contiguous_bytes()?,
+            }),
+            Weights::Directory(dir) => {
+                let path = dir.join(format!("{fqn}.npy"));
+                let array = Array::read(&path)?;
+                let shape: Vec<i64> = array.shape().iter().map(|&d| d as i64).collect();
+                if npy_dtype(binding.dtype) != Some(array.dtype()) || shape != binding.shape {
+                    return Err(DriverError::Unsupported(format!(
+                        "{}: the weight `{fqn}` is {}{:?} there, the program takes {}{:?}",
+                        path.display(),
+                        array.dtype().name(),
+                        shape,
+                        binding.dtype,
+                        binding.shape
+                    )));
+                }
+                Ok(HostTensor {
+                    dtype: binding.dtype,
+                    shape,
+                    bytes: std::borrow::Cow::Owned(array.into_data()),
+                })
+            }
+            Weights::None => Err(DriverError::Unsupported(format!(
+                "nothing holds the weight `{fqn}`: give a `.mlir` program's weights with \
+                 --weights MODEL.pt2 or --weights DIR (DIR/NAME.npy)"
+            ))),
+        }
     }
 }
 

@@ -79,7 +79,7 @@ pub fn train(
             request.batches
         )));
     }
-    let inputs = user_input_count(request.model)?;
+    let inputs = user_input_count(request.model, request.options)?;
     let read = |step: usize| -> Result<Vec<Input>> {
         (0..inputs)
             .map(|input| Input::read(batch_path(request.batches, step, input)))
@@ -185,12 +185,16 @@ pub fn train(
 }
 
 /// How many user inputs the program takes (labels included).
-fn user_input_count(model: &Path) -> Result<usize> {
+fn user_input_count(model: &Path, options: &Options) -> Result<usize> {
     Ok(match ProgramSource::open(model)? {
         ProgramSource::Archive(archive) => archive.user_inputs().len(),
         source @ ProgramSource::Text { .. } => {
             let name = model.display().to_string();
-            let built = crate::middle::build(&source, &name, &Options::default())?;
+            let plain = Options {
+                parameters: options.parameters.clone(),
+                ..Options::default()
+            };
+            let built = crate::middle::build(&source, &name, &plain)?;
             built
                 .arguments
                 .iter()

@@ -39,6 +39,8 @@ impl Pass for Differentiate {
             return Ok(());
         }
         let loss_result = find_loss(&mut interface.results, program.main()?)?;
+        // JAX writes helpers (`relu`, `log_softmax`, ...) as private functions it calls.
+        crate::fusion::inline_calls(&mut program.module);
         let main = program.main_mut()?;
         let parameters: Vec<(String, Value)> = interface
             .arguments

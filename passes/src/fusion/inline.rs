@@ -73,6 +73,31 @@ pub fn inline_pure_helpers(module: &mut Module) {
         .retain(|f| !inlined.contains(&f.name) || still_called.contains(&f.name));
 }
 
+/// Inlines every `func.call` of a private function of one block (its ops may have regions),
+/// then drops the functions nothing calls any more: differentiation reads one function.
+pub(crate) fn inline_calls(module: &mut Module) {
+    let private: HashMap<String, Function> = module
+        .functions
+        .iter()
+        .filter(|f| f.visibility == Visibility::Private && f.region(f.body()).blocks.len() == 1)
+        .map(|f| (f.name.clone(), f.clone()))
+        .collect();
+    if private.is_empty() {
+        return;
+    }
+    let mut inlined = HashSet::new();
+    for f in &mut module.functions {
+        inline_where(f, &private, &mut inlined, |kind| match kind {
+            OpKind::Call { callee } if private.contains_key(callee) => Some(callee.clone()),
+            _ => None,
+        });
+    }
+    let still_called = callees(module);
+    module
+        .functions
+        .retain(|f| !inlined.contains(&f.name) || still_called.contains(&f.name));
+}
+
 fn is_pure_helper(f: &Function) -> bool {
     f.region(f.body()).blocks.len() == 1
         && f.block(f.entry_block()).ops.iter().all(|&op| {

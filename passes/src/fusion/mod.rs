@@ -22,6 +22,7 @@ use tpuc_ir::{Function, Module, OpId, OpKind, PrintOptions};
 use crate::error::PassError;
 use crate::pass::{Pass, PassContext};
 pub use inline::InlineComposites;
+pub(crate) use inline::inline_calls;
 pub use kernels::{Kernel, KernelLibrary, SubstituteKernels};
 use outline::is_constant_expr;
 use outline::{Match, outline};
