@@ -85,11 +85,13 @@ pub fn prepare(model: &Path, inputs: &[Input], options: &Options) -> Result<Prep
         }
     };
     let weights = match (source, &options.weights) {
-        (ProgramSource::Archive(archive), _) => Weights::Archive(*archive),
+        (ProgramSource::Archive(archive), _) => Weights::Archive(archive),
         (ProgramSource::Text { .. }, Some(weights)) if weights.is_dir() => {
             Weights::Directory(weights.clone())
         }
-        (ProgramSource::Text { .. }, Some(weights)) => Weights::Archive(Archive::open(weights)?),
+        (ProgramSource::Text { .. }, Some(weights)) => {
+            Weights::Archive(Box::new(Archive::open(weights)?))
+        }
         (ProgramSource::Text { .. }, None) => Weights::None,
     };
     let inputs = convert_inputs(&built, inputs, ranks)?;
@@ -107,7 +109,7 @@ pub fn prepare(model: &Path, inputs: &[Input], options: &Options) -> Result<Prep
 enum Weights {
     None,
     /// By name from an archive's memory map.
-    Archive(Archive),
+    Archive(Box<Archive>),
     /// `DIR/NAME.npy` (a JAX module's initial parameters, say).
     Directory(PathBuf),
 }
