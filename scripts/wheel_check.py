@@ -137,14 +137,21 @@ def _():
     assert not failures, "\n".join(failures)
 
 
-@check("tpuc.key: optimizer= is not implemented yet; bad passes are tpuc.Error")
+@check("tpuc.key: optimizer= is the CLI's --optimizer; bad specs and passes are tpuc.Error")
 def _():
     path = TESTDATA / MODELS["gpt2"]["files"]["pt2"]
+    loss = TESTDATA / "training" / "mlp.loss.pt2"
+    step = tpuc.key(loss, "cpu", optimizer="adamw:lr=1e-3")
+    out = cli("key", str(loss), "--target", "cpu", "--optimizer", "adamw:lr=1e-3", "--format", "json")
+    assert out.returncode == 0, out.stderr
+    want = json.loads(out.stdout)["frontend_key"]
+    assert step.frontend_key == want, (step.frontend_key, want)
+    assert step.frontend_key != tpuc.key(loss, "cpu").frontend_key
     try:
-        tpuc.key(path, "cpu", optimizer="adamw")
-        raise AssertionError("no NotImplementedError")
-    except NotImplementedError:
-        pass
+        tpuc.key(loss, "cpu", optimizer="adamw:betta1=0.9")
+        raise AssertionError("no tpuc.Error")
+    except tpuc.Error as error:
+        assert "betta1" in str(error), str(error)
     try:
         tpuc.key(path, "cpu", passes="cse,no-such-pass")
         raise AssertionError("no tpuc.Error")

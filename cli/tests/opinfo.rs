@@ -6,6 +6,8 @@
 //! `OPINFO_ONLY=KEY,...` (OpInfo keys, or entries such as `var.bfloat16`) runs only those and
 //! prints their table instead of checking the document.
 
+mod support;
+
 use std::collections::BTreeMap;
 use std::fmt::Write;
 use std::path::{Path, PathBuf};
@@ -13,6 +15,7 @@ use std::sync::Mutex;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use serde_json::Value;
+use support::{opinfo_refusal, percent};
 use tpuc_driver::{LowerOptions, Options, Runtime};
 use tpuc_expect::expect_file;
 use tpuc_npy::Array;
@@ -121,26 +124,6 @@ impl Tally {
 /// Per OpInfo key, its entries' tallies by dtype.
 type Tallies = BTreeMap<String, BTreeMap<String, Tally>>;
 
-fn percent(passed: usize, total: usize) -> f64 {
-    100.0 * passed as f64 / total.max(1) as f64
-}
-
-/// Why an entry has no sample: the manifest's reason and the samples' own.
-fn refusal(op: &Value, why: &str) -> String {
-    let mut reasons: BTreeMap<&str, usize> = BTreeMap::new();
-    for skipped in op["skipped"].as_array().into_iter().flatten() {
-        *reasons
-            .entry(skipped["why"].as_str().unwrap_or("?"))
-            .or_default() += 1;
-    }
-    let samples: Vec<String> = reasons.iter().map(|(w, n)| format!("{n}× {w}")).collect();
-    if samples.is_empty() {
-        why.to_owned()
-    } else {
-        format!("{why} ({})", samples.join("; "))
-    }
-}
-
 /// A panic is a tpuc bug; it is counted and named, and the others still run.
 fn attempt(
     runtime: &Runtime,
@@ -239,7 +222,7 @@ fn opinfo_samples_match_eager() {
         }
         match op["refused"].as_str() {
             Some(why) => {
-                refused.insert(name.clone(), refusal(op, why));
+                refused.insert(name.clone(), opinfo_refusal(op, why));
             }
             None => groups
                 .entry(op["group"].as_str().unwrap())

@@ -8,6 +8,8 @@
 //! `BLESS=1 cargo test -p tpuc-cli --test opinfo_grad`. `OPINFO_GRAD_ONLY=KEY,...` runs only
 //! those OpInfos and prints their table instead of checking the document.
 
+mod support;
+
 use std::collections::{BTreeMap, HashMap};
 use std::fmt::Write;
 use std::path::{Path, PathBuf};
@@ -15,6 +17,7 @@ use std::sync::Mutex;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use serde_json::Value;
+use support::{opinfo_refusal, percent};
 use tpuc_driver::{LowerOptions, Options, Runtime};
 use tpuc_expect::expect_file;
 use tpuc_ir::ResultRole;
@@ -287,7 +290,7 @@ fn opinfo_gradients_match_autograd() {
     for (name, op) in manifest["ops"].as_object().unwrap() {
         if let Some(why) = op["refused"].as_str() {
             if chosen(name) {
-                refused.insert(name.clone(), refusal(op, why));
+                refused.insert(name.clone(), opinfo_refusal(op, why));
             }
             continue;
         }
@@ -366,26 +369,6 @@ fn regressions(doc: &str, tallies: &BTreeMap<String, Tally>) -> Vec<String> {
         }
     }
     regressed
-}
-
-/// Why an OpInfo has no sample: the manifest's reason and the samples' own.
-fn refusal(op: &Value, why: &str) -> String {
-    let mut reasons: BTreeMap<&str, usize> = BTreeMap::new();
-    for skipped in op["skipped"].as_array().into_iter().flatten() {
-        *reasons
-            .entry(skipped["why"].as_str().unwrap_or("?"))
-            .or_default() += 1;
-    }
-    let samples: Vec<String> = reasons.iter().map(|(w, n)| format!("{n}× {w}")).collect();
-    if samples.is_empty() {
-        why.to_owned()
-    } else {
-        format!("{why} ({})", samples.join("; "))
-    }
-}
-
-fn percent(passed: usize, total: usize) -> f64 {
-    100.0 * passed as f64 / total.max(1) as f64
 }
 
 /// `docs/opinfo_grad.md`.

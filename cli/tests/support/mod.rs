@@ -119,3 +119,25 @@ fn is_weight(name: &str) -> bool {
     (name.contains("/data/weights/") || name.contains("/data/constants/"))
         && !name.ends_with(".json")
 }
+
+/// Why an OpInfo entry has no sample (`docs/opinfo.md`, `docs/opinfo_grad.md`): `why`, and the
+/// manifest's reasons for its skipped samples with their counts.
+pub fn opinfo_refusal(op: &Value, why: &str) -> String {
+    let mut reasons: std::collections::BTreeMap<&str, usize> = std::collections::BTreeMap::new();
+    for skipped in op["skipped"].as_array().into_iter().flatten() {
+        *reasons
+            .entry(skipped["why"].as_str().unwrap_or("?"))
+            .or_default() += 1;
+    }
+    let samples: Vec<String> = reasons.iter().map(|(w, n)| format!("{n}× {w}")).collect();
+    if samples.is_empty() {
+        why.to_owned()
+    } else {
+        format!("{why} ({})", samples.join("; "))
+    }
+}
+
+/// `passed` of `total` as a percentage (0 of 0 is 0%).
+pub fn percent(passed: usize, total: usize) -> f64 {
+    100.0 * passed as f64 / total.max(1) as f64
+}

@@ -10,7 +10,7 @@ use miette::{Result, miette};
 use tpuc_cache::{Cache, Mode, SecretKey, TrustedKeys};
 use tpuc_driver::{CacheTiers, DimSizes, LowerOptions, Options, Target};
 use tpuc_passes::sharding::{PlanSource, ShardRequest};
-use tpuc_passes::{Fusion, PassName, PipelineRequest};
+use tpuc_passes::{Fusion, OptimizerSpec, PassName, PipelineRequest};
 use tpuc_remote::{Limits, RemoteOptions, RemoteStore, SharedTier};
 
 /// A program, one target, and the options its keys and compile use.
@@ -21,18 +21,22 @@ pub struct Request {
 }
 
 impl Request {
-    /// `--target`, `--shard`, `--dim NAME=N` (one size each) and `--passes`, as the CLI parses
-    /// them.
+    /// `--target`, `--shard`, `--optimizer`, `--dim NAME=N` (one size each) and `--passes`,
+    /// as the CLI parses them.
     pub fn new(
         model: PathBuf,
         target: &str,
         shard: Option<String>,
+        optimizer: Option<String>,
         dims: Option<Vec<(String, i64)>>,
         passes: Option<String>,
     ) -> Result<Request> {
         let target: Target = target.parse().map_err(|error: String| miette!("{error}"))?;
         let passes = passes
             .map(|text| PassName::parse_list(&text).map_err(|_| unknown_passes(&text)))
+            .transpose()?;
+        let optimizer = optimizer
+            .map(|spec| OptimizerSpec::parse(&spec))
             .transpose()?;
         let sharding = shard
             .map(|plan| PlanSource::parse(&plan).map(|plan| ShardRequest::new(plan, None)))
@@ -55,7 +59,7 @@ impl Request {
                 fusion: Fusion::AsListed,
                 kernels: None,
                 sharding,
-                optimizer: None,
+                optimizer,
             },
             ..Options::default()
         };

@@ -51,44 +51,31 @@ fn inline_in(f: &mut Function, bodies: &HashMap<String, Function>, inlined: &mut
 /// Inlines each `func.call` of a private function that is one block of pure ops without
 /// regions (none of them a call), then drops the helpers nothing calls any more.
 pub fn inline_pure_helpers(module: &mut Module) {
-    let helpers: HashMap<String, Function> = module
-        .functions
-        .iter()
-        .filter(|f| f.visibility == Visibility::Private && is_pure_helper(f))
-        .map(|f| (f.name.clone(), f.clone()))
-        .collect();
-    if helpers.is_empty() {
-        return;
-    }
-    let mut inlined = HashSet::new();
-    for f in &mut module.functions {
-        inline_where(f, &helpers, &mut inlined, |kind| match kind {
-            OpKind::Call { callee } if helpers.contains_key(callee) => Some(callee.clone()),
-            _ => None,
-        });
-    }
-    let still_called = callees(module);
-    module
-        .functions
-        .retain(|f| !inlined.contains(&f.name) || still_called.contains(&f.name));
+    inline_calls_to(module, is_pure_helper);
 }
 
 /// Inlines every `func.call` of a private function of one block (its ops may have regions),
 /// then drops the functions nothing calls any more: differentiation reads one function.
 pub(crate) fn inline_calls(module: &mut Module) {
-    let private: HashMap<String, Function> = module
+    inline_calls_to(module, |f| f.region(f.body()).blocks.len() == 1);
+}
+
+/// Inlines the calls of the private functions `inlinable` accepts, then drops those nothing
+/// calls any more.
+fn inline_calls_to(module: &mut Module, inlinable: impl Fn(&Function) -> bool) {
+    let callees_here: HashMap<String, Function> = module
         .functions
         .iter()
-        .filter(|f| f.visibility == Visibility::Private && f.region(f.body()).blocks.len() == 1)
+        .filter(|f| f.visibility == Visibility::Private && inlinable(f))
         .map(|f| (f.name.clone(), f.clone()))
         .collect();
-    if private.is_empty() {
+    if callees_here.is_empty() {
         return;
     }
     let mut inlined = HashSet::new();
     for f in &mut module.functions {
-        inline_where(f, &private, &mut inlined, |kind| match kind {
-            OpKind::Call { callee } if private.contains_key(callee) => Some(callee.clone()),
+        inline_where(f, &callees_here, &mut inlined, |kind| match kind {
+            OpKind::Call { callee } if callees_here.contains_key(callee) => Some(callee.clone()),
             _ => None,
         });
     }

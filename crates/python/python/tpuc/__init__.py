@@ -124,16 +124,15 @@ def key(
 
     ``shard`` is ``--shard`` (a preset such as ``"fsdp"`` or a TOML plan's path), ``dims``
     ``--dim`` (``{"s77": 8}`` or ``{"input_ids.1": 128}``), ``passes`` ``--passes``
-    (``"cse,dce"`` or a list). ``optimizer`` is reserved for training programs and raises
-    ``NotImplementedError``. The cache is ``cache_dir``, else ``TPUC_CACHE_DIR``, else
+    (``"cse,dce"`` or a list), ``optimizer`` ``--optimizer`` (``"adamw:lr=1e-3"``: the
+    program becomes one training step, docs/training.md). The cache is ``cache_dir``, else ``TPUC_CACHE_DIR``, else
     ``~/.cache/tpuc``; ``TPUC_REMOTE`` adds the shared tier as for the CLI.
     """
-    if optimizer is not None:
-        raise NotImplementedError("optimizer: training programs are not supported yet")
     text = _tpuc.key(
         _path(model),
         target,
         shard=shard,
+        optimizer=optimizer,
         dims=_dims(dims),
         passes=_passes(passes),
         cache_dir=None if cache_dir is None else _path(cache_dir),
@@ -158,12 +157,11 @@ def compile(
     (public key files, else ``TPUC_TRUST_KEYS``) are the keys a shared-tier entry must be
     signed by. The GIL is released while it works. Returns a :class:`Compiled`.
     """
-    if optimizer is not None:
-        raise NotImplementedError("optimizer: training programs are not supported yet")
     text = _tpuc.compile(
         _path(model),
         target,
         shard=shard,
+        optimizer=optimizer,
         dims=_dims(dims),
         passes=_passes(passes),
         cache_dir=None if cache_dir is None else _path(cache_dir),
