@@ -9,7 +9,7 @@
 //!    `benches/gen/llama_1b.py`, random weights, not committed): the fsdp AdamW step for v5e
 //!    topologies from the smallest up, until libtpu's peak per chip fits the chip's HBM.
 //!
-//!     cargo bench -p tpuc-benches --bench training [-- --llama-1b /tmp/llama_1b.pt2]
+//!     cargo bench -p tpuc-benches --bench training [-- --llama-1b LLAMA_1B.pt2]
 //!
 //! Exits non-zero when a compile fails or a goal is missed.
 
