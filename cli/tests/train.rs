@@ -548,3 +548,40 @@ fn parameters_of_a_module_without_roles() {
         "{refused}"
     );
 }
+
+/// Tensor-parallel steps (Megatron splits of the projections, `tp`; and with the data axis,
+/// `fsdp+tp`) reproduce the single-device trajectory; the donated results come back whole.
+#[test]
+fn tensor_parallel_steps_reproduce_the_trajectory() {
+    tpuc_expect::skip_without!(CpuPlugin);
+    let manifest = manifest();
+    let mut failures = Vec::new();
+    for family in ["llama", "gpt2"] {
+        let f = &manifest["families"][family];
+        for run in ["sgd", "adamw"] {
+            failures.extend(train_run(
+                family,
+                f,
+                "loss",
+                run,
+                &["--target", "cpu:2", "--shard", "tp"],
+            ));
+        }
+    }
+    let llama = &manifest["families"]["llama"];
+    failures.extend(train_run(
+        "llama",
+        llama,
+        "loss",
+        "adamw",
+        &[
+            "--target",
+            "cpu:4",
+            "--shard",
+            "fsdp+tp",
+            "--mesh",
+            "dp=2,tp=2",
+        ],
+    ));
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}

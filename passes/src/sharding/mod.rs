@@ -38,8 +38,27 @@ impl Pass for ShardingPropagate {
 
     fn run(&self, program: &mut Program, _: &mut PassContext) -> Result<(), PassError> {
         propagate_module(&mut program.module);
-        Ok(())
+        donated_like_their_arguments(program)
     }
+}
+
+/// A result donated into an argument's buffer is sharded as the argument is (the settled
+/// sharding, not an open one the plan gave before propagation): XLA writes it in place, and
+/// runtimes put it back together by that sharding.
+fn donated_like_their_arguments(program: &mut Program) -> Result<(), PassError> {
+    let aliases = program.interface()?.aliases;
+    let main = program.main_mut()?;
+    for (argument, result) in aliases {
+        let sharding = main
+            .arg_attrs
+            .get(argument)
+            .and_then(|attrs| attrs.get(annotate::SHARDING))
+            .cloned();
+        if let (Some(sharding), Some(attrs)) = (sharding, main.result_attrs.get_mut(result)) {
+            attrs.set(annotate::SHARDING, sharding);
+        }
+    }
+    Ok(())
 }
 
 /// Propagates the shardings of every public function of a module with a mesh.
