@@ -125,6 +125,28 @@ impl Interface {
             })
     }
 
+    /// The donations of a program's state: each new buffer, parameter and optimizer state
+    /// written into its own argument's buffer (when the types agree), so the state exists once
+    /// in device memory. A new user input is not donated: the caller keeps its array.
+    pub fn state_donations(&self, main: &Function) -> Vec<(usize, usize)> {
+        let arg_types = main.arg_types();
+        (0..self.results.len())
+            .filter(|&result| {
+                matches!(
+                    self.results[result],
+                    ResultRole::BufferMutation { .. }
+                        | ResultRole::ParameterUpdate { .. }
+                        | ResultRole::OptimizerState { .. }
+                )
+            })
+            .filter_map(|result| {
+                let argument = self.updated_argument(result)?;
+                (arg_types.get(argument)? == main.result_types.get(result)?)
+                    .then_some((argument, result))
+            })
+            .collect()
+    }
+
     /// The argument `result` is donated into, if any.
     pub fn alias_of_result(&self, result: usize) -> Option<usize> {
         self.aliases

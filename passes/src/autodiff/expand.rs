@@ -3,8 +3,8 @@
 
 use tpuc_ir::{BinaryOp, Function, InsertPoint, OpBuilder, OpId, OpKind, Result, Value};
 
-/// Rewrites every batch normalization in `main`'s body.
-pub(super) fn batch_norms(main: &mut Function) -> Result<()> {
+/// Rewrites every batch normalization in `main`'s body; `Err` says why one cannot be.
+pub(super) fn batch_norms(main: &mut Function) -> std::result::Result<(), String> {
     let ops: Vec<OpId> = main.block(main.entry_block()).ops.clone();
     for op in ops {
         let operation = main.op(op).clone();
@@ -13,11 +13,19 @@ pub(super) fn batch_norms(main: &mut Function) -> Result<()> {
                 epsilon,
                 feature_index,
             } => {
-                let mut b = OpBuilder::at(main, InsertPoint::Before(op), operation.location);
                 let [x, scale, offset] = operation.operands[..] else {
                     continue;
                 };
-                training(&mut b, x, scale, offset, epsilon, feature_index)?
+                let ty = main.value_type(x).clone();
+                let Some(shape) = ty.as_tensor().and_then(|t| t.static_shape()) else {
+                    return Err(format!(
+                        "differentiation needs static shapes; a batch normalization's operand \
+                         is {ty}"
+                    ));
+                };
+                let mut b = OpBuilder::at(main, InsertPoint::Before(op), operation.location);
+                training(&mut b, x, scale, offset, epsilon, feature_index, &shape)
+                    .map_err(|e| e.to_string())?
             }
             OpKind::BatchNormInference {
                 epsilon,
@@ -27,8 +35,11 @@ pub(super) fn batch_norms(main: &mut Function) -> Result<()> {
                 let [x, scale, offset, mean, variance] = operation.operands[..] else {
                     continue;
                 };
-                let normalized = normalize(&mut b, x, mean, variance, epsilon, feature_index)?;
-                vec![affine(&mut b, normalized, scale, offset, feature_index)?]
+                let expanded = normalize(&mut b, x, mean, variance, epsilon, feature_index)
+                    .and_then(|normalized| {
+                        affine(&mut b, normalized, scale, offset, feature_index)
+                    });
+                vec![expanded.map_err(|e| e.to_string())?]
             }
             _ => continue,
         };
@@ -45,13 +56,10 @@ fn training(
     offset: Value,
     epsilon: f32,
     feature: i64,
+    shape: &[u64],
 ) -> Result<Vec<Value>> {
-    let ty = b.tensor_type(x)?.clone();
-    let reduced: Vec<i64> = (0..ty.rank() as i64).filter(|&d| d != feature).collect();
-    let count: u64 = reduced
-        .iter()
-        .map(|&d| ty.shape[d as usize].as_static().unwrap_or(1))
-        .product();
+    let reduced: Vec<i64> = (0..shape.len() as i64).filter(|&d| d != feature).collect();
+    let count: u64 = reduced.iter().map(|&d| shape[d as usize]).product();
     let mean = mean_over(b, x, &reduced, count)?;
     let broadcast_mean = per_feature(b, mean, x, feature)?;
     let centered = b.subtract(x, broadcast_mean)?;
@@ -66,7 +74,7 @@ fn mean_over(b: &mut OpBuilder<'_>, x: Value, dims: &[i64], count: u64) -> Resul
     let element = b.tensor_type(x)?.element;
     let zero = b.splat(element, [], 0.0)?;
     let sum = b.reduce_with(BinaryOp::Add, x, zero, dims)?;
-    let shape = b.tensor_type(sum)?.static_shape().unwrap_or_default();
+    let shape = b.tensor_type(sum)?.shape.clone();
     let count = b.splat(element, shape, count as f64)?;
     b.divide(sum, count)
 }
@@ -81,11 +89,7 @@ fn normalize(
     feature: i64,
 ) -> Result<Value> {
     let ty = b.tensor_type(variance)?.clone();
-    let epsilon = b.splat(
-        ty.element,
-        ty.static_shape().unwrap_or_default(),
-        f64::from(epsilon),
-    )?;
+    let epsilon = b.splat(ty.element, ty.shape, f64::from(epsilon))?;
     let shifted = b.add(variance, epsilon)?;
     let inverse = b.rsqrt(shifted)?;
     let mean = per_feature(b, mean, x, feature)?;

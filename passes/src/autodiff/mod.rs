@@ -58,7 +58,13 @@ impl Pass for Differentiate {
                  (a `.mlir` module needs `tpuc.role = \"parameter\"` on the trained arguments)",
             ));
         }
-        expand::batch_norms(main).map_err(|e| refused(e.to_string(), BUG))?;
+        expand::batch_norms(main).map_err(|message| {
+            refused(
+                message,
+                "tpuc differentiates programs of static shapes: give the dynamic dimensions \
+                 sizes (--dim, --input-shape)",
+            )
+        })?;
         let loss = returned(main)[loss_result];
         let wrt: Vec<Value> = parameters.iter().map(|&(_, arg)| arg).collect();
         let gradients = differentiate(main, loss, &wrt)?;

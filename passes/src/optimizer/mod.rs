@@ -9,8 +9,8 @@ mod update;
 pub use spec::{OptimizerSpec, Rule};
 
 use tpuc_ir::{
-    ArgumentRole, ElementType, InsertPoint, Interface, Location, OpBuilder, Program, ResultRole,
-    TensorType, Value,
+    ArgumentRole, ElementType, InsertPoint, Location, OpBuilder, Program, ResultRole, TensorType,
+    Value,
 };
 
 use crate::autodiff::{returned, set_returned};
@@ -69,19 +69,19 @@ impl Pass for Optimize {
                 "the optimizer follows `autodiff`, which finds the loss",
             ));
         }
-        // The gradients of parameters; a joint graph's gradients of user inputs are dropped.
-        let is_parameter = |fqn: &str| {
-            interface
-                .arguments
-                .iter()
-                .any(|role| matches!(role, ArgumentRole::Parameter { fqn: name } if name == fqn))
+        // (result, argument, FQN) of each parameter's gradient; a joint graph's gradients of
+        // user inputs are dropped.
+        let parameter = |fqn: &str| {
+            interface.arguments.iter().position(
+                |role| matches!(role, ArgumentRole::Parameter { fqn: name } if name == fqn),
+            )
         };
-        let gradients: Vec<(usize, String)> = interface
+        let gradients: Vec<(usize, usize, String)> = interface
             .results
             .iter()
             .enumerate()
-            .filter_map(|(position, role)| match role {
-                ResultRole::Gradient { fqn } if is_parameter(fqn) => Some((position, fqn.clone())),
+            .filter_map(|(result, role)| match role {
+                ResultRole::Gradient { fqn } => Some((result, parameter(fqn)?, fqn.clone())),
                 _ => None,
             })
             .collect();
@@ -94,22 +94,10 @@ impl Pass for Optimize {
         let main = program.main_mut()?;
         let mut values = returned(main);
         let args = main.args().to_vec();
-        let mut parameters = Vec::with_capacity(gradients.len());
-        for (position, fqn) in &gradients {
-            let argument = interface
-                .arguments
-                .iter()
-                .position(
-                    |role| matches!(role, ArgumentRole::Parameter { fqn: name } if name == fqn),
-                )
-                .ok_or_else(|| {
-                    refused(
-                        format!("the gradient of `{fqn}` has no parameter of that name"),
-                        "a joint graph's gradients name the parameters they belong to",
-                    )
-                })?;
-            parameters.push((fqn.clone(), args[argument], values[*position]));
-        }
+        let parameters: Vec<(String, Value, Value)> = gradients
+            .into_iter()
+            .map(|(result, argument, fqn)| (fqn, args[argument], values[result]))
+            .collect();
 
         let step_before = main.push_arg(TensorType::scalar(ElementType::F32).into());
         interface.arguments.push(ArgumentRole::OptimizerState {
@@ -207,28 +195,8 @@ impl Pass for Optimize {
         kept.extend(new_values);
         set_returned(main, kept);
         interface.results = results;
-        interface.aliases = donated(&interface, program)?;
+        interface.aliases = interface.state_donations(program.main()?);
         program.set_interface(&interface)?;
         Ok(())
     }
-}
-
-/// Every state result (new buffers, parameters, optimizer state) donated into its argument.
-fn donated(interface: &Interface, program: &Program) -> Result<Vec<(usize, usize)>, PassError> {
-    let main = program.main()?;
-    let arg_types = main.arg_types();
-    Ok((0..interface.results.len())
-        .filter(|&result| {
-            matches!(
-                interface.results[result],
-                ResultRole::BufferMutation { .. }
-                    | ResultRole::ParameterUpdate { .. }
-                    | ResultRole::OptimizerState { .. }
-            )
-        })
-        .filter_map(|result| {
-            let argument = interface.updated_argument(result)?;
-            (arg_types[argument] == main.result_types[result]).then_some((argument, result))
-        })
-        .collect())
 }

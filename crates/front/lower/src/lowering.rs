@@ -732,25 +732,12 @@ pub(crate) fn lower(archive: &Archive, options: &LowerOptions) -> Result<Lowered
         results,
         aliases: Vec::new(),
     };
-    interface.aliases = donated_state(&interface, &module);
+    let main = module
+        .function("main")
+        .ok_or_else(|| program_error("no `main`".into()))?;
+    interface.aliases = interface.state_donations(main);
     Ok(Lowered {
         program: Program::new(module, &interface)?,
         dims: symbols.values().clone(),
     })
-}
-
-/// Each buffer's new value is written into the buffer's own argument (donation): the state
-/// exists once in device memory and is updated in place, not copied into a second result.
-fn donated_state(interface: &Interface, module: &Module) -> Vec<(usize, usize)> {
-    let Some(main) = module.function("main") else {
-        return Vec::new();
-    };
-    let arg_types = main.arg_types();
-    (0..interface.results.len())
-        .filter(|&result| matches!(interface.results[result], ResultRole::BufferMutation { .. }))
-        .filter_map(|result| {
-            let argument = interface.updated_argument(result)?;
-            (arg_types[argument] == main.result_types[result]).then_some((argument, result))
-        })
-        .collect()
 }

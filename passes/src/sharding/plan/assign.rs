@@ -83,14 +83,10 @@ pub fn assign(
         results: results.to_vec(),
         aliases: Vec::new(),
     };
-    let mut result_specs: Vec<Option<TensorSpec>> = (0..results.len())
-        .map(|result| {
-            let argument = interface.updated_argument(result)?;
-            let updates_state = !matches!(results[result], ResultRole::InputMutation { .. });
-            (updates_state && main.result_types[result] == main.arg_types()[argument])
-                .then(|| specs[argument].clone())
-        })
-        .collect();
+    let mut result_specs: Vec<Option<TensorSpec>> = vec![None; results.len()];
+    for (argument, result) in interface.state_donations(main) {
+        result_specs[result] = Some(specs[argument].clone());
+    }
     if let Some(file) = file {
         apply_file(
             file,

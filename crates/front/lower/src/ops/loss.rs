@@ -110,8 +110,8 @@ fn nll(cx: &mut Cx<'_>, args: &Args<'_>, log_probs: Value, class_dim: usize) -> 
     let valid = b.compare(ComparisonDirection::Ne, target, ignored)?;
     let zero = support::like(b, losses, Scalar::Float(0.0))?;
     let losses = b.select(valid, losses, zero)?;
-    let one_ = support::like(b, losses, Scalar::Float(1.0))?;
-    let counted = b.select(valid, target_weight.unwrap_or(one_), zero)?;
+    let unit = support::like(b, losses, Scalar::Float(1.0))?;
+    let counted = b.select(valid, target_weight.unwrap_or(unit), zero)?;
     let count = support::numel(&support::shape(b, losses)?);
     one(reduced(b, losses, Some(counted), reduction, count)?)
 }
