@@ -7,6 +7,7 @@ mod cache_export;
 mod compile;
 mod diagnostics;
 mod exit;
+mod generate;
 mod inspect;
 mod key;
 mod lower;
@@ -70,6 +71,8 @@ enum Command {
     Run(run::Args),
     /// Train: run optimizer steps of a program's loss on XLA:CPU and write the parameters.
     Train(train::Args),
+    /// Generate: greedy-decode a prompt with a static-KV-cache decode step on XLA:CPU.
+    Generate(generate::Args),
     /// Install the pinned PJRT plugins (XLA:CPU, libtpu) from PyPI wheels, checked by sha256.
     SetupPlugins(setup_plugins::Args),
 }
@@ -99,6 +102,7 @@ fn main() -> ExitCode {
         Command::Lower(args) => lower::run(&args).map(|()| ExitCode::SUCCESS),
         Command::Run(args) => run::run(&args),
         Command::Train(args) => train::run(&args),
+        Command::Generate(args) => generate::run(&args),
         Command::Compile(args) => compile::run(&args),
         Command::Key(args) => key::run(&args),
         Command::Prewarm(args) => prewarm::run(&args),

@@ -7,7 +7,10 @@ use tpuc_ir::{
     ArgumentRole, CheckKind, DenseElements, FunctionBuilder, Interface, Location, Module, Program,
     ResultRole, TensorType, Value, Visibility,
 };
-use tpuc_pt2::schema::{Argument, Graph, InputSpec, Node, OutputSpec, SymIntArgument};
+use tpuc_pt2::schema::{
+    Argument, Graph, InputSpec, InputToBufferSpec, InputToTensorConstantSpec, Node, OutputSpec,
+    SymIntArgument,
+};
 use tpuc_pt2::{Archive, DType};
 
 use crate::args::Args;
@@ -507,6 +510,8 @@ pub(crate) fn lower(archive: &Archive, options: &LowerOptions) -> Result<Lowered
     let mut b = FunctionBuilder::new("main", Visibility::Public);
     let mut arguments = Vec::new();
     let mut weight_args = HashMap::new();
+    // Each argument's position in `arguments`, by its value.
+    let mut argument_of = HashMap::new();
     let mut inlined = 0;
     let mut inputs = vec![Val::None; graph.inputs.len()];
     let ir_type = |dtype: DType, shape: &[i64]| -> Result<TensorType, LowerError> {
@@ -560,6 +565,7 @@ pub(crate) fn lower(archive: &Archive, options: &LowerOptions) -> Result<Lowered
                     };
                     let (dtype, shape) = tensor_type_of(&symbols, graph, name)?;
                     let value = b.arg(ir_type(dtype, &shape)?);
+                    argument_of.insert(value, arguments.len());
                     inputs[i] = Val::Tensor(value);
                     arguments.push(ArgumentRole::Input {
                         index,
@@ -603,8 +609,9 @@ pub(crate) fn lower(archive: &Archive, options: &LowerOptions) -> Result<Lowered
                 // A tied weight (one storage, two names) is passed once.
                 value
             } else {
-                arguments.push(source);
                 let value = b.arg(ty);
+                argument_of.insert(value, arguments.len());
+                arguments.push(source);
                 if let Some(tied) = tied {
                     weight_args.insert(tied, value);
                 }
@@ -641,6 +648,7 @@ pub(crate) fn lower(archive: &Archive, options: &LowerOptions) -> Result<Lowered
     }
     let mut results = Vec::new();
     let mut values = Vec::new();
+    let mut updated = HashSet::new();
     // In-place writes to buffers and user inputs that the signature does not list (the
     // "TRAINING" dialect keeps `add_` and friends): returned first, as torch orders mutations.
     let listed: Vec<&str> = signature
@@ -668,14 +676,40 @@ pub(crate) fn lower(archive: &Archive, options: &LowerOptions) -> Result<Lowered
             continue;
         }
         let source = match spec {
-            InputSpec::Buffer(buf) if !listed.contains(&buf.buffer_name.as_str()) => {
-                ResultRole::BufferMutation {
-                    fqn: buf.buffer_name.clone(),
-                }
-            }
             InputSpec::UserInput(_) if !listed.contains(&name) => ResultRole::InputMutation {
                 name: name.to_owned(),
             },
+            // A buffer, or a tensor a non-strict export lifted as a constant (a static KV cache
+            // the module holds outside its buffers): the mutation updates the argument that
+            // holds its storage, which is state, a buffer.
+            InputSpec::Buffer(buf) if listed.contains(&buf.buffer_name.as_str()) => continue,
+            InputSpec::Buffer(InputToBufferSpec {
+                buffer_name: fqn, ..
+            })
+            | InputSpec::TensorConstant(InputToTensorConstantSpec {
+                tensor_constant_name: fqn,
+                ..
+            }) => {
+                let Some(&argument) = argument_of.get(before) else {
+                    // Inlined (`--inline-weights`): returned, with nothing to update.
+                    results.push(ResultRole::BufferMutation { fqn: fqn.clone() });
+                    values.push(*after);
+                    continue;
+                };
+                if !updated.insert(argument) {
+                    continue;
+                }
+                let role = &mut arguments[argument];
+                if let ArgumentRole::Constant { fqn } = role {
+                    *role = ArgumentRole::Buffer {
+                        fqn: std::mem::take(fqn),
+                        persistent: false,
+                    };
+                }
+                ResultRole::BufferMutation {
+                    fqn: role.name().to_owned(),
+                }
+            }
             _ => continue,
         };
         results.push(source);

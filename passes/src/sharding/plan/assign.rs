@@ -4,6 +4,7 @@
 use tpuc_ir::{ArgumentRole, Function, ResultRole};
 
 use super::error::PlanError;
+use super::heads;
 use super::megatron;
 use super::mesh::MeshSpec;
 use super::plan_file::{PlanFile, SpecValue};
@@ -70,21 +71,25 @@ pub fn assign(
         PlanSource::Preset(preset) => (Some(*preset), None),
         PlanSource::File(file) => (file.preset, Some(file)),
     };
-    if let Some(preset) = preset {
-        apply_preset(
-            preset, main, arguments, &shapes, &mesh, &mut specs, &mut notes,
-        )?;
-    }
-    follow_parameters(arguments, &mut specs);
-    // A step's new parameters, optimizer state and buffers live where their arguments do,
-    // so each is written in place into its argument's (donated) buffer.
     let interface = tpuc_ir::Interface {
         arguments: arguments.to_vec(),
         results: results.to_vec(),
         aliases: Vec::new(),
     };
+    let donations = interface.state_donations(main);
+    if let Some(preset) = preset {
+        let state = Program {
+            main,
+            arguments,
+            donated: donations.iter().map(|&(argument, _)| argument).collect(),
+        };
+        apply_preset(preset, &state, &shapes, &mesh, &mut specs, &mut notes)?;
+    }
+    follow_parameters(arguments, &mut specs);
+    // A step's new parameters, optimizer state and buffers live where their arguments do,
+    // so each is written in place into its argument's (donated) buffer.
     let mut result_specs: Vec<Option<TensorSpec>> = vec![None; results.len()];
-    for (argument, result) in interface.state_donations(main) {
+    for (argument, result) in donations {
         result_specs[result] = Some(specs[argument].clone());
     }
     if let Some(file) = file {
@@ -116,15 +121,22 @@ pub fn assign(
     })
 }
 
+/// What a preset looks at: `main`, its arguments' roles and the arguments donated to results.
+struct Program<'a> {
+    main: &'a Function,
+    arguments: &'a [ArgumentRole],
+    donated: Vec<usize>,
+}
+
 fn apply_preset(
     preset: Preset,
-    main: &Function,
-    arguments: &[ArgumentRole],
+    program: &Program<'_>,
     shapes: &[Vec<u64>],
     mesh: &MeshSpec,
     specs: &mut [TensorSpec],
     notes: &mut Vec<String>,
 ) -> Result<(), PlanError> {
+    let (main, arguments) = (program.main, program.arguments);
     let data = mesh.size(DATA_AXIS).unwrap_or(1);
     if preset.splits_batch() {
         for (index, role) in arguments.iter().enumerate() {
@@ -161,6 +173,7 @@ fn apply_preset(
                 None => TensorSpec::open(rank),
             };
         }
+        split_state_by_head(program, mesh, model, specs);
         if preset.splits_weights_on_data() {
             // FSDP adds the data axis to a dimension the model axis leaves free, so what
             // propagation gives the open weights must be known first.
@@ -185,6 +198,37 @@ fn apply_preset(
         }
     }
     Ok(())
+}
+
+/// Buffers a step updates in place (a KV cache) that propagation would leave whole on every
+/// device are split over the model axis by head (see [`heads`]).
+fn split_state_by_head(
+    program: &Program<'_>,
+    mesh: &MeshSpec,
+    model: u64,
+    specs: &mut [TensorSpec],
+) {
+    let whole = |spec: &TensorSpec| spec.dims.iter().all(|d| d.axes.is_empty());
+    let candidates: Vec<usize> = program
+        .donated
+        .iter()
+        .copied()
+        .filter(|&index| matches!(program.arguments[index], ArgumentRole::Buffer { .. }))
+        .filter(|&index| whole(&specs[index]))
+        .collect();
+    if candidates.is_empty() || model < 2 {
+        return;
+    }
+    let mut settled = specs.to_vec();
+    settle_open(program.main, mesh, &mut settled);
+    for index in candidates {
+        if !whole(&settled[index]) {
+            continue;
+        }
+        if let Some(dim) = heads::batch_dimension(program.main, index, model) {
+            specs[index] = TensorSpec::on_dim(specs[index].dims.len(), dim, &[MODEL_AXIS]);
+        }
+    }
 }
 
 /// Optimizer state is sharded as its parameter is (ZeRO: each device holds the state of its

@@ -10,6 +10,7 @@
 mod apply;
 mod assign;
 mod error;
+mod heads;
 mod megatron;
 mod memory;
 mod mesh;

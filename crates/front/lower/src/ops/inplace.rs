@@ -6,7 +6,7 @@ use tpuc_ir::{FunctionBuilder, Value};
 use tpuc_pt2::schema::{Argument, NamedArgument, Node};
 
 use super::one;
-use super::shape::update_at;
+use super::shape::update_slice;
 use crate::args::Args;
 use crate::cx::Cx;
 use crate::env::{Env, Val};
@@ -121,46 +121,78 @@ fn write_through_views(
         return Ok(());
     };
     let shape = support::shape(b, old)?;
+    let args = Args::new(&view, None, env);
     let int = |arg: &str, default: i64| -> OpResult<i64> {
         match view.input(arg) {
-            None | Some(Argument::AsNone(_)) => Ok(default),
-            Some(Argument::AsInt(i)) => Ok(*i),
-            Some(Argument::AsSymInt(tpuc_pt2::schema::SymIntArgument::AsInt(i))) => Ok(*i),
-            Some(other) => match other.value_name().and_then(|n| env.get(n)) {
-                Some(Val::Int(i)) => Ok(*i),
-                _ => Err(OpError::unsupported(format!(
-                    "an in-place write through a view whose `{arg}` is {other:?}"
-                ))),
-            },
+            None => Ok(default),
+            Some(_) => Ok(args.opt_int(arg)?.unwrap_or(default)),
         }
     };
     let op = view.target.trim_start_matches("torch.ops.aten.");
+    let rank = shape.len();
     let new = match op {
         "select.int" => {
-            let dim = norm_dim(int("dim", 0)?, shape.len())?;
+            let dim = norm_dim(int("dim", 0)?, rank)?;
             let index = int("index", 0)?;
             let index = if index < 0 { index + shape[dim] } else { index };
             let mut src_shape = support::shape(b, value)?;
             src_shape.insert(dim, 1);
             let src = support::reshape(b, value, &src_shape)?;
-            let mut starts = vec![0; shape.len()];
-            starts[dim] = index;
-            update_at(b, old, src, &starts)?
+            update_slice(b, old, src, dim, index, 1)?
         }
-        "slice.Tensor" if int("step", 1)? == 1 => {
-            let dim = norm_dim(int("dim", 0)?, shape.len())?;
+        "slice.Tensor" | "narrow.default" => {
+            let dim = norm_dim(int("dim", 0)?, rank)?;
             let start = int("start", 0)?;
             let start = if start < 0 { start + shape[dim] } else { start };
-            let mut starts = vec![0; shape.len()];
-            starts[dim] = start.clamp(0, shape[dim]);
-            update_at(b, old, value, &starts)?
+            let step = if op == "slice.Tensor" {
+                int("step", 1)?
+            } else {
+                1
+            };
+            update_slice(b, old, value, dim, start.clamp(0, shape[dim]), step)?
         }
-        "alias.default" | "detach.default" | "detach_.default" => value,
+        "transpose.int" => {
+            let mut permutation: Vec<i64> = (0..rank as i64).collect();
+            permutation.swap(
+                norm_dim(int("dim0", 0)?, rank)?,
+                norm_dim(int("dim1", 0)?, rank)?,
+            );
+            support::transpose(b, value, &permutation)?
+        }
+        "t.default" => support::transpose(b, value, &[1, 0][..rank.min(2)])?,
+        "permute.default" => {
+            let dims = args
+                .ints("dims")?
+                .into_iter()
+                .map(|d| norm_dim(d, rank))
+                .collect::<OpResult<Vec<_>>>()?;
+            let mut inverse = vec![0; rank];
+            for (i, &d) in dims.iter().enumerate() {
+                inverse[d] = i as i64;
+            }
+            support::transpose(b, value, &inverse)?
+        }
+        // `to` returns its input when it converts nothing (a view then), a copy otherwise.
+        "to.dtype_layout" | "to.dtype" | "to.device" | "to.other" | "type_as.default" => {
+            if support::element(b, value)? != support::element(b, old)? {
+                return Ok(());
+            }
+            value
+        }
+        "alias.default" | "detach.default" | "detach_.default" | "lift_fresh.default" => value,
         // A copy unless its input already was contiguous, which the graph does not say; torch
         // then writes the copy only.
         "contiguous.default" => return Ok(()),
-        "view.default" | "unsqueeze.default" | "squeeze.dim" | "squeeze.default"
-        | "flatten.using_ints" => support::reshape(b, value, &shape)?,
+        "view.default"
+        | "_unsafe_view.default"
+        | "reshape.default"
+        | "view_as.default"
+        | "unsqueeze.default"
+        | "squeeze.dim"
+        | "squeeze.dims"
+        | "squeeze.default"
+        | "flatten.using_ints"
+        | "unflatten.int" => support::reshape(b, value, &shape)?,
         other => {
             return Err(OpError::unsupported(format!(
                 "an in-place write through a `{other}` view (write to the tensor itself, or use the ATen dialect: `ep.run_decompositions()`)"

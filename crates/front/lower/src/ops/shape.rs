@@ -1,12 +1,13 @@
 //! Layout ops: views, reshapes, permutations, broadcasts, joins and splits.
 
 use tpuc_ir::{ComparisonDirection, ElementType, FunctionBuilder, Value};
+use tpuc_pt2::DType;
 
 use super::one;
 use crate::args::{Args, Operand};
 use crate::cx::Cx;
 use crate::env::Val;
-use crate::error::{OpError, OpResult, bail};
+use crate::error::{OpResult, bail};
 use crate::op_def::{OpDef, aten};
 use crate::promote::Scalar;
 use crate::support::{self, norm_dim, numel};
@@ -642,14 +643,49 @@ fn slice_scatter(cx: &mut Cx<'_>, args: &Args<'_>) -> OpResult<Vec<Val>> {
     let dim = norm_dim(args.int("dim")?, shape.len())?;
     let size = shape[dim];
     let start = clamp_bound(args.opt_int("start")?.unwrap_or(0), size);
-    if args.int("step")? != 1 {
-        return Err(OpError::unsupported(
-            "slice_scatter with a step other than 1",
-        ));
+    let step = args.int("step")?;
+    if step < 1 {
+        bail!("slice_scatter takes a positive step, not {step}");
     }
+    one(update_slice(cx.b, x, src, dim, start, step)?)
+}
+
+/// `x` with `x[..., start::step, ...] = src` along `dim` (`src` holds exactly the sliced
+/// elements). A step of 1 is a `dynamic_update_slice`; a larger one pads `src` with `step - 1`
+/// holes between elements and selects it where a padded mask says it landed.
+pub(crate) fn update_slice(
+    b: &mut FunctionBuilder,
+    x: Value,
+    src: Value,
+    dim: usize,
+    start: i64,
+    step: i64,
+) -> OpResult<Value> {
+    let shape = support::shape(b, x)?;
     let mut starts = vec![0; shape.len()];
     starts[dim] = start;
-    one(update_at(cx.b, x, src, &starts)?)
+    if step == 1 {
+        return update_at(b, x, src, &starts);
+    }
+    let src = support::convert(b, src, support::dtype(b, x)?)?;
+    let src_shape = support::shape(b, src)?;
+    let count = src_shape[dim];
+    if count == 0 {
+        return Ok(x);
+    }
+    let rank = shape.len();
+    let mut low = vec![0; rank];
+    let mut high = vec![0; rank];
+    let mut interior = vec![0; rank];
+    low[dim] = start;
+    high[dim] = shape[dim] - start - ((count - 1) * step + 1);
+    interior[dim] = step - 1;
+    let zero = support::splat(b, support::dtype(b, x)?, &[], Scalar::Int(0))?;
+    let padded = b.pad(src, zero, &low, &high, &interior)?;
+    let ones = support::splat(b, DType::Bool, &src_shape, Scalar::Bool(true))?;
+    let no = support::splat(b, DType::Bool, &[], Scalar::Bool(false))?;
+    let landed = b.pad(ones, no, &low, &high, &interior)?;
+    Ok(b.select(landed, padded, x)?)
 }
 
 fn select_scatter(cx: &mut Cx<'_>, args: &Args<'_>) -> OpResult<Vec<Val>> {

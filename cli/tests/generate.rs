@@ -1,0 +1,255 @@
+//! `tpuc generate` end to end on the real XLA:CPU plugin: every family of
+//! testdata/serving/manifest.json decodes the greedy tokens PyTorch decoded from the same
+//! exported programs (checked there against `model.generate`), with the logits within the
+//! manifest's tolerance: token by token, through the prefill archive, from the non-strict export
+//! (cache tensors lifted as constants), and split by head over two devices; and the refusals.
+
+mod support;
+
+use std::path::{Path, PathBuf};
+
+use serde_json::Value;
+use tpuc_npy::Array;
+
+fn serving() -> PathBuf {
+    support::repo_root().join("testdata/serving")
+}
+
+fn manifest() -> Value {
+    let text = std::fs::read_to_string(serving().join("manifest.json")).unwrap();
+    serde_json::from_str(&text).unwrap()
+}
+
+/// Runs `tpuc generate` into a fresh directory; `Err` holds its stderr.
+fn generate(cache: &Path, args: &[&str]) -> Result<tempfile::TempDir, String> {
+    let out = tempfile::tempdir().unwrap();
+    let mut all = vec!["generate"];
+    all.extend(args);
+    all.extend(["--output-dir", out.path().to_str().unwrap()]);
+    let output = support::command(cache, &all).output().unwrap();
+    if output.status.success() {
+        Ok(out)
+    } else {
+        Err(String::from_utf8_lossy(&output.stderr).into_owned())
+    }
+}
+
+/// The differences of one run from the family's reference.
+fn check(name: &str, out: &Path, family: &Value, tolerance: &Value) -> Vec<String> {
+    let read = |path: PathBuf| Array::read(&path).map_err(|e| format!("{name}: {e}"));
+    let (tokens, logits) = match (read(out.join("tokens.npy")), read(out.join("logits.npy"))) {
+        (Ok(tokens), Ok(logits)) => (tokens, logits),
+        (Err(e), _) | (_, Err(e)) => return vec![e],
+    };
+    let reference = |key: &str| Array::read(serving().join(family[key].as_str().unwrap())).unwrap();
+    let (want_tokens, want_logits) = (reference("tokens"), reference("logits"));
+    let mut failures = Vec::new();
+    if tokens.to_f64() != want_tokens.to_f64() {
+        failures.push(format!(
+            "{name}: tokens {:?}, PyTorch {:?}",
+            tokens.to_f64(),
+            want_tokens.to_f64()
+        ));
+    }
+    if logits.shape() != want_logits.shape() {
+        failures.push(format!(
+            "{name}: logits {:?}, PyTorch {:?}",
+            logits.shape(),
+            want_logits.shape()
+        ));
+        return failures;
+    }
+    let (rtol, atol) = (
+        tolerance["rtol"].as_f64().unwrap(),
+        tolerance["atol"].as_f64().unwrap(),
+    );
+    let worst = logits
+        .to_f64()
+        .iter()
+        .zip(want_logits.to_f64())
+        .map(|(g, w)| (g - w).abs() - rtol * w.abs())
+        .fold(f64::MIN, f64::max);
+    if worst > atol {
+        failures.push(format!("{name}: logits off by {worst:.3e} beyond rtol"));
+    }
+    failures
+}
+
+/// Every family, each way of decoding: `(name, extra arguments)`.
+fn runs(family: &str, f: &Value) -> Vec<(String, Vec<String>)> {
+    let path = |key: &str| serving().join(f[key]["file"].as_str().unwrap());
+    let decode = path("decode").display().to_string();
+    let prompt = serving().join(f["prompt"].as_str().unwrap());
+    let new = manifest()["new_tokens"].to_string();
+    let base = |model: String| {
+        vec![
+            model,
+            "--prompt".to_owned(),
+            prompt.display().to_string(),
+            "--max-new-tokens".to_owned(),
+            new.clone(),
+        ]
+    };
+    let with = |mut args: Vec<String>, extra: &[&str]| {
+        args.extend(extra.iter().map(|s| s.to_string()));
+        args
+    };
+    let prefill = path("prefill").display().to_string();
+    let mut runs = vec![
+        (format!("{family} decode"), base(decode.clone())),
+        (
+            format!("{family} prefill"),
+            with(base(decode.clone()), &["--prefill", &prefill]),
+        ),
+        (
+            format!("{family} tp cpu:2 prefill"),
+            with(
+                base(decode),
+                &["--prefill", &prefill, "--target", "cpu:2", "--shard", "tp"],
+            ),
+        ),
+    ];
+    if f["decode_nonstrict"].is_object() {
+        let nonstrict = path("decode_nonstrict").display().to_string();
+        runs.push((format!("{family} non-strict decode"), base(nonstrict)));
+    }
+    runs
+}
+
+#[test]
+fn every_family_decodes_the_tokens_pytorch_does() {
+    tpuc_expect::skip_without!(CpuPlugin);
+    let manifest = manifest();
+    let cache = tempfile::tempdir().unwrap();
+    let mut failures = Vec::new();
+    let mut count = 0;
+    for (family, f) in manifest["families"].as_object().unwrap() {
+        for (name, args) in runs(family, f) {
+            count += 1;
+            let args: Vec<&str> = args.iter().map(String::as_str).collect();
+            match generate(cache.path(), &args) {
+                Ok(out) => failures.extend(check(&name, out.path(), f, &manifest["tolerance"])),
+                Err(stderr) => failures.push(format!("{name}: tpuc generate failed:\n{stderr}")),
+            }
+        }
+    }
+    assert!(count >= 13, "only {count} runs");
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+#[test]
+fn the_kv_cache_is_split_by_head_and_donated_under_tp() {
+    let manifest = manifest();
+    for (family, f) in manifest["families"].as_object().unwrap() {
+        let decode = serving().join(f["decode"]["file"].as_str().unwrap());
+        let text = support::stdout_of(&[
+            "lower",
+            decode.to_str().unwrap(),
+            "--target",
+            "cpu:2",
+            "--shard",
+            "tp",
+        ]);
+        let caches: Vec<&str> = text
+            .split("%arg")
+            .filter(|arg| {
+                arg.contains("jax.arg_info = \"key_cache_")
+                    || arg.contains("jax.arg_info = \"value_cache_")
+            })
+            .collect();
+        assert!(!caches.is_empty(), "{family}: no cache arguments");
+        for arg in caches {
+            let arg = &arg[..arg.find("]>}").map_or(arg.len(), |end| end + 3)];
+            assert!(
+                arg.contains("tf.aliasing_output"),
+                "{family}: not donated: {arg}"
+            );
+            assert!(
+                arg.contains(r#"#sdy.sharding<@mesh, [{}, {"tp"}, {}, {}]>"#),
+                "{family}: not split by head: {arg}"
+            );
+        }
+    }
+}
+
+fn refusal(args: &[&str]) -> String {
+    let cache = tempfile::tempdir().unwrap();
+    match generate(cache.path(), args) {
+        Ok(_) => panic!("tpuc generate {args:?} succeeded"),
+        Err(stderr) => stderr,
+    }
+}
+
+#[test]
+fn requests_the_cache_cannot_hold_are_refused_with_the_numbers() {
+    tpuc_expect::skip_without!(CpuPlugin);
+    let dir = tempfile::tempdir().unwrap();
+    let decode = serving().join("llama.decode.pt2");
+    let decode = decode.to_str().unwrap();
+    let prompt = serving().join("llama.prompt.npy");
+    let prompt = prompt.to_str().unwrap();
+    let cache_len = manifest()["cache_len"].as_u64().unwrap();
+    let prompt_len = manifest()["prompt_len"].as_u64().unwrap();
+
+    let too_many = (cache_len - prompt_len + 2).to_string();
+    let stderr = refusal(&[decode, "--prompt", prompt, "--max-new-tokens", &too_many]);
+    assert!(
+        stderr.contains(&format!("holds {cache_len}"))
+            && stderr.contains(&format!("at most {}", cache_len - prompt_len + 1)),
+        "{stderr}"
+    );
+
+    let long = dir.path().join("long.npy");
+    let ids: Vec<u8> = (0..cache_len + 1)
+        .flat_map(|i| (i as i64).to_le_bytes())
+        .collect();
+    let array = Array::new(tpuc_npy::Dtype::I64, vec![1, cache_len as usize + 1], ids).unwrap();
+    std::fs::write(&long, array.to_npy_bytes()).unwrap();
+    let stderr = refusal(&[
+        decode,
+        "--prompt",
+        long.to_str().unwrap(),
+        "--max-new-tokens",
+        "1",
+    ]);
+    assert!(
+        stderr.contains(&format!("{} tokens", cache_len + 1))
+            && stderr.contains(&cache_len.to_string()),
+        "{stderr}"
+    );
+
+    let prefill = serving().join("llama.prefill.pt2");
+    let stderr = refusal(&[
+        decode,
+        "--prompt",
+        long.to_str().unwrap(),
+        "--max-new-tokens",
+        "1",
+        "--prefill",
+        prefill.to_str().unwrap(),
+    ]);
+    assert!(stderr.contains(&format!("takes {prompt_len}")), "{stderr}");
+
+    let floats = dir.path().join("floats.npy");
+    let array = Array::new(tpuc_npy::Dtype::F32, vec![3], vec![0; 12]).unwrap();
+    std::fs::write(&floats, array.to_npy_bytes()).unwrap();
+    let stderr = refusal(&[
+        decode,
+        "--prompt",
+        floats.to_str().unwrap(),
+        "--max-new-tokens",
+        "1",
+    ]);
+    assert!(stderr.contains("integer token ids"), "{stderr}");
+
+    let not_a_step = support::fixture("mlp.core.pt2");
+    let stderr = refusal(&[
+        not_a_step.to_str().unwrap(),
+        "--prompt",
+        prompt,
+        "--max-new-tokens",
+        "1",
+    ]);
+    assert!(stderr.contains("not a decode or prefill step"), "{stderr}");
+    assert!(!dir.path().join("tokens.npy").exists());
+}

@@ -1,0 +1,242 @@
+#!/usr/bin/env python3
+"""Regenerate the tpuc serving fixtures: static-KV-cache decode-step and prefill archives made
+with transformers' own export helper, and PyTorch's greedy tokens and logits for them.
+
+Usage (from the repository root, inside a venv made from testdata/requirements.txt):
+
+    python testdata/serving/generate_serving.py              # every family
+    python testdata/serving/generate_serving.py llama gpt2   # only these; the rest of manifest.json stays
+
+Everything is written into this file's directory; see README.md here.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE.parent))
+
+import generate  # noqa: E402  (testdata/generate.py)
+import numpy as np  # noqa: E402
+import torch  # noqa: E402
+import transformers  # noqa: E402
+from torch.export import ExportedProgram  # noqa: E402
+from transformers import AutoModelForCausalLM, GenerationConfig  # noqa: E402
+from transformers.integrations.executorch import (  # noqa: E402
+    TorchExportableModuleWithStaticCache,
+    convert_and_export_with_cache,
+)
+
+MANIFEST = HERE / "manifest.json"
+SCRIPT_REL = "testdata/serving/generate_serving.py"
+SEED = 0
+CACHE_LEN = 32
+PROMPT_LEN = 6
+NEW_TOKENS = 8
+# Greedy tokens are compared exactly: every step's best logit must beat the second by this much,
+# so that float32 rounding differences between runtimes cannot flip a token.
+MIN_MARGIN = 1e-2
+TOLERANCE = {"rtol": 1e-4, "atol": 1e-4}
+
+_generate_repo_relative = generate.repo_relative
+
+
+def repo_relative(path: str) -> str:
+    """generate.py's stack-trace path rewriting, which also knows this script's path."""
+    if os.path.isabs(path) and os.path.realpath(path) == os.path.realpath(__file__):
+        return SCRIPT_REL
+    return _generate_repo_relative(path)
+
+
+generate.repo_relative = repo_relative
+
+# Tiny decoder configurations. `initializer_range` is large so that logits are far apart and
+# greedy decoding does not hinge on rounding.
+COMMON = dict(vocab_size=128, max_position_embeddings=64, initializer_range=0.3, use_cache=True)
+FAMILIES: dict[str, tuple[str, dict]] = {
+    "llama": (
+        "LlamaConfig",
+        dict(hidden_size=32, intermediate_size=64, num_hidden_layers=2, num_attention_heads=4,
+             num_key_value_heads=2),
+    ),
+    "qwen3": (
+        "Qwen3Config",
+        dict(hidden_size=32, intermediate_size=64, num_hidden_layers=2, num_attention_heads=4,
+             num_key_value_heads=2, head_dim=8),
+    ),
+    "phi3": (
+        "Phi3Config",
+        dict(hidden_size=32, intermediate_size=64, num_hidden_layers=2, num_attention_heads=4,
+             num_key_value_heads=2, pad_token_id=0),
+    ),
+    "gpt2": ("GPT2Config", dict(n_embd=32, n_layer=2, n_head=4, n_positions=64)),
+}
+# Families whose decode step is also exported with `strict=False`, where the cache tensors are
+# lifted as constants that the graph writes in place.
+NONSTRICT = ("llama",)
+
+
+def make_model(family: str) -> torch.nn.Module:
+    class_name, fields = FAMILIES[family]
+    config = getattr(transformers, class_name)(**COMMON, **fields)
+    torch.manual_seed(SEED)
+    model = AutoModelForCausalLM.from_config(config).eval()
+    model.generation_config = GenerationConfig(
+        use_cache=True,
+        cache_implementation="static",
+        max_length=CACHE_LEN,
+        cache_config={"batch_size": 1, "max_cache_len": CACHE_LEN},
+    )
+    return model
+
+
+def save_program(ep: ExportedProgram, rel: str) -> dict:
+    generate.normalize_metadata(ep)
+    ep.example_inputs = None
+    path = HERE / rel
+    torch.export.save(ep, path)
+    generate.assert_machine_free(path)
+    summary = generate.variant_summary(ep, path)
+    summary["file"] = rel
+    return summary
+
+
+def save_npy(rel: str, array: np.ndarray) -> None:
+    np.save(HERE / rel, array, allow_pickle=False)
+
+
+def export_prefill(model: torch.nn.Module) -> ExportedProgram:
+    with torch.no_grad():
+        ids = torch.zeros(1, PROMPT_LEN, dtype=torch.long)
+        return torch.export.export(
+            TorchExportableModuleWithStaticCache(model),
+            args=(),
+            kwargs={"input_ids": ids, "cache_position": torch.arange(PROMPT_LEN)},
+            strict=True,
+        )
+
+
+def greedy(decode: ExportedProgram, prompt: torch.Tensor):
+    """Runs the exported decode step as `tpuc generate` does without a prefill archive: the
+    prompt token by token, then NEW_TOKENS argmax tokens fed back. Returns the new tokens, the
+    logits of positions 0..P+N-2 and each step's top-2 margin."""
+    step = decode.module()
+    rows, margins, tokens = [], [], []
+    with torch.no_grad():
+        for position in range(PROMPT_LEN):
+            logits = step(
+                input_ids=prompt[:, position : position + 1],
+                cache_position=torch.tensor([position]),
+            )
+            rows.append(logits[0, -1])
+        for n in range(NEW_TOKENS):
+            last = rows[-1]
+            top = torch.topk(last, 2).values
+            margins.append(float(top[0] - top[1]))
+            token = int(torch.argmax(last))
+            tokens.append(token)
+            if n + 1 == NEW_TOKENS:
+                break
+            logits = step(
+                input_ids=torch.tensor([[token]]), cache_position=torch.tensor([PROMPT_LEN + n])
+            )
+            rows.append(logits[0, -1])
+    return np.array(tokens, dtype=np.int64), torch.stack(rows).float().numpy(), margins
+
+
+def build(family: str) -> dict:
+    model = make_model(family)
+    torch.manual_seed(SEED + 1)
+    prompt = torch.randint(1, COMMON["vocab_size"], (1, PROMPT_LEN))
+    save_npy(f"{family}.prompt.npy", prompt.numpy())
+
+    decode = convert_and_export_with_cache(make_model(family))
+    tokens, logits, margins = greedy(decode, prompt)
+    assert min(margins) >= MIN_MARGIN, f"{family}: greedy margins {margins}"
+
+    with torch.no_grad():
+        expected = make_model(family).generate(
+            prompt, max_new_tokens=NEW_TOKENS, do_sample=False, attention_mask=torch.ones_like(prompt)
+        )[0, PROMPT_LEN:]
+    assert expected.tolist() == tokens.tolist(), f"{family}: generate {expected} != exported {tokens}"
+
+    entry: dict = {
+        "prompt": f"{family}.prompt.npy",
+        "tokens": f"{family}.tokens.npy",
+        "logits": f"{family}.logits.npy",
+        "min_margin": min(margins),
+        "decode": save_program(decode, f"{family}.decode.pt2"),
+    }
+    save_npy(f"{family}.tokens.npy", tokens)
+    save_npy(f"{family}.logits.npy", logits)
+
+    # The prefill archive, run with a fresh decode step (both start from zeroed caches).
+    prefill = export_prefill(make_model(family))
+    prefill_module = prefill.module()
+    decode_module = convert_and_export_with_cache(make_model(family)).module()
+    with torch.no_grad():
+        first = prefill_module(input_ids=prompt, cache_position=torch.arange(PROMPT_LEN))[0]
+        # Hand the prefill's cache to the decode step, buffer by buffer (same names).
+        prefilled = dict(prefill_module.named_buffers())
+        for name, buffer in decode_module.named_buffers():
+            if name in prefilled and "cache" in name:
+                buffer.copy_(prefilled[name])
+        rows = list(first)
+        prefill_tokens = []
+        for n in range(NEW_TOKENS):
+            token = int(torch.argmax(rows[-1]))
+            prefill_tokens.append(token)
+            if n + 1 == NEW_TOKENS:
+                break
+            out = decode_module(
+                input_ids=torch.tensor([[token]]), cache_position=torch.tensor([PROMPT_LEN + n])
+            )
+            rows.append(out[0, -1])
+    assert prefill_tokens == tokens.tolist(), f"{family}: prefill path {prefill_tokens} != {tokens}"
+    difference = float((torch.stack(rows) - torch.from_numpy(logits)).abs().max())
+    assert difference <= 1e-4, f"{family}: prefill logits differ by {difference}"
+    entry["prefill"] = save_program(prefill, f"{family}.prefill.pt2")
+    entry["prefill_logit_difference"] = difference
+
+    if family in NONSTRICT:
+        nonstrict = convert_and_export_with_cache(make_model(family), strict=False)
+        assert any(
+            spec.kind.name == "CONSTANT_TENSOR" for spec in nonstrict.graph_signature.input_specs
+        )
+        entry["decode_nonstrict"] = save_program(nonstrict, f"{family}.decode-nonstrict.pt2")
+    return entry
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("families", nargs="*", choices=[[], *FAMILIES], default=[])
+    families = parser.parse_args().families or list(FAMILIES)
+    torch.use_deterministic_algorithms(True)
+    torch.set_num_threads(1)
+    manifest = json.loads(MANIFEST.read_text()) if MANIFEST.exists() else {}
+    manifest.update(
+        {
+            "generator": SCRIPT_REL,
+            "torch": torch.__version__,
+            "transformers": transformers.__version__,
+            "cache_len": CACHE_LEN,
+            "prompt_len": PROMPT_LEN,
+            "new_tokens": NEW_TOKENS,
+            "tolerance": TOLERANCE,
+        }
+    )
+    manifest.setdefault("families", {})
+    for family in families:
+        print(family, flush=True)
+        manifest["families"][family] = build(family)
+    manifest["families"] = dict(sorted(manifest["families"].items()))
+    MANIFEST.write_text(json.dumps(manifest, indent=2, sort_keys=True) + "\n")
+
+
+if __name__ == "__main__":
+    main()
