@@ -172,9 +172,11 @@ fn write_through_views(
             }
             support::transpose(b, value, &inverse)?
         }
-        // `to` returns its input when it converts nothing (a view then), a copy otherwise.
+        // `to` returns its input when it converts nothing and is not asked to copy (a view
+        // then), a copy otherwise.
         "to.dtype_layout" | "to.dtype" | "to.device" | "to.other" | "type_as.default" => {
-            if support::element(b, value)? != support::element(b, old)? {
+            let copy = matches!(view.input("copy"), Some(Argument::AsBool(true)));
+            if copy || support::element(b, value)? != support::element(b, old)? {
                 return Ok(());
             }
             value

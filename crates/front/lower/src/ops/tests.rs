@@ -1068,3 +1068,187 @@ fn as_strided_reads_the_contiguous_elements_at_offset_plus_index_times_stride() 
         f(&[2, 3], &[3., 4., 5., 3., 4., 5.])
     );
 }
+
+/// Lowers a graph of `nodes` (target, named arguments) over float32 inputs `x`, ... and runs it;
+/// returns the graph's `outputs`. Node `i`'s output is `n{i}`.
+fn run_graph(
+    inputs: &[(&str, T)],
+    nodes: &[(&str, Vec<(&str, Argument)>)],
+    outputs: &[&str],
+) -> Vec<T> {
+    let mut b = FunctionBuilder::new("main", Visibility::Public);
+    let mut graph = Graph::default();
+    let mut values = Vec::new();
+    for (name, t) in inputs {
+        let T::F32(shape, _) = t else {
+            panic!("float32 inputs only");
+        };
+        let dims: Vec<u64> = shape.iter().map(|&d| d as u64).collect();
+        values.push(Val::Tensor(b.arg(TensorType::of(&dims, ElementType::F32))));
+        graph.inputs.push(tensor_arg(name));
+    }
+    for (i, (target, args)) in nodes.iter().enumerate() {
+        graph.nodes.push(Node {
+            target: format!("torch.ops.aten.{target}"),
+            name: Some(format!("n{i}")),
+            inputs: args
+                .iter()
+                .map(|(name, arg)| NamedArgument {
+                    name: (*name).to_owned(),
+                    arg: arg.clone(),
+                    kind: Some(1),
+                })
+                .collect(),
+            outputs: vec![tensor_arg(&format!("n{i}"))],
+            ..Node::default()
+        });
+    }
+    graph.outputs = outputs.iter().map(|name| tensor_arg(name)).collect();
+    let symbols = Symbols::default();
+    let results = Walker::new(&symbols, false)
+        .lower_graph(&mut b, &graph, values)
+        .unwrap_or_else(|e| panic!("{e}"));
+    let results: Vec<_> = results.iter().map(|v| v.tensor().unwrap()).collect();
+    b.ret(&results).unwrap();
+    let mut module = Module::new();
+    module.add_function(b.finish().unwrap()).unwrap();
+    tpuc_ir::verify(&module).unwrap();
+    let host: Vec<T> = inputs.iter().map(|(_, t)| t.clone()).collect();
+    execute(&module, &host)
+}
+
+#[test]
+fn in_place_writes_through_views_reach_their_base() {
+    tpuc_expect::skip_without!(CpuPlugin);
+    let t = tensor_arg;
+    let x: Vec<f32> = (0..12).map(|v| v as f32).collect();
+    let input = || [("x", T::F32(vec![3, 4], x.clone()))];
+    let at = |f: &dyn Fn(usize, usize) -> Option<f32>| -> Vec<f32> {
+        (0..12).map(|i| f(i / 4, i % 4).unwrap_or(x[i])).collect()
+    };
+    // x.t().select(0, 1).fill_(-1): column 1 of x.
+    let got = run_graph(
+        &input(),
+        &[
+            ("t.default", vec![("self", t("x"))]),
+            (
+                "select.int",
+                vec![
+                    ("self", t("n0")),
+                    ("dim", Argument::AsInt(0)),
+                    ("index", Argument::AsInt(1)),
+                ],
+            ),
+            (
+                "fill_.Scalar",
+                vec![("self", t("n1")), ("value", Argument::AsFloat(Float(-1.0)))],
+            ),
+        ],
+        &["x"],
+    );
+    assert_f32(
+        got[0].clone(),
+        &[3, 4],
+        &at(&|_, c| (c == 1).then_some(-1.0)),
+    );
+    // x.transpose(0, 1)[1:4:2].zero_(): columns 1 and 3.
+    let got = run_graph(
+        &input(),
+        &[
+            (
+                "transpose.int",
+                vec![
+                    ("self", t("x")),
+                    ("dim0", Argument::AsInt(0)),
+                    ("dim1", Argument::AsInt(1)),
+                ],
+            ),
+            (
+                "slice.Tensor",
+                vec![
+                    ("self", t("n0")),
+                    ("dim", Argument::AsInt(0)),
+                    ("start", Argument::AsInt(1)),
+                    ("end", Argument::AsInt(4)),
+                    ("step", Argument::AsInt(2)),
+                ],
+            ),
+            ("zero_.default", vec![("self", t("n1"))]),
+        ],
+        &["x"],
+    );
+    assert_f32(
+        got[0].clone(),
+        &[3, 4],
+        &at(&|_, c| (c % 2 == 1).then_some(0.0)),
+    );
+    // x.unsqueeze(0).permute(2, 0, 1)[-1].mul_(10): column 3.
+    let got = run_graph(
+        &input(),
+        &[
+            (
+                "unsqueeze.default",
+                vec![("self", t("x")), ("dim", Argument::AsInt(0))],
+            ),
+            (
+                "permute.default",
+                vec![("self", t("n0")), ("dims", Argument::AsInts(vec![2, 0, 1]))],
+            ),
+            (
+                "select.int",
+                vec![
+                    ("self", t("n1")),
+                    ("dim", Argument::AsInt(0)),
+                    ("index", Argument::AsInt(-1)),
+                ],
+            ),
+            (
+                "mul_.Scalar",
+                vec![("self", t("n2")), ("other", Argument::AsFloat(Float(10.0)))],
+            ),
+        ],
+        &["x"],
+    );
+    assert_f32(
+        got[0].clone(),
+        &[3, 4],
+        &at(&|r, c| (c == 3).then_some(x[r * 4 + c] * 10.0)),
+    );
+    // `to` converting nothing is a view: x.to(float32).add_(1) writes x; to(float64) copies
+    // (the export schema's ScalarType: 7 is float32, 8 float64).
+    let to = |dtype: i64| vec![("self", t("x")), ("dtype", Argument::AsScalarType(dtype))];
+    let add = vec![("self", t("n0")), ("other", Argument::AsFloat(Float(1.0)))];
+    let got = run_graph(
+        &input(),
+        &[("to.dtype", to(7)), ("add_.Scalar", add.clone())],
+        &["x"],
+    );
+    assert_f32(
+        got[0].clone(),
+        &[3, 4],
+        &at(&|r, c| Some(x[r * 4 + c] + 1.0)),
+    );
+    let got = run_graph(
+        &input(),
+        &[("to.dtype", to(8)), ("add_.Scalar", add)],
+        &["x"],
+    );
+    assert_f32(got[0].clone(), &[3, 4], &x);
+}
+
+#[test]
+fn slice_scatter_takes_any_step() {
+    tpuc_expect::skip_without!(CpuPlugin);
+    let got = run(
+        "slice_scatter.default",
+        vec![
+            ("self", f32s(&[7], &[0.0, 1.0, 2.0, 3.0, 4.0, 5.0, 6.0])),
+            ("src", f32s(&[3], &[-1.0, -2.0, -3.0])),
+            ("dim", int(0)),
+            ("start", int(1)),
+            ("end", int(7)),
+            ("step", int(2)),
+        ],
+    );
+    assert_f32(got, &[7], &[0.0, -1.0, 2.0, -2.0, 4.0, -3.0, 6.0]);
+}
