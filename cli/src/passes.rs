@@ -4,7 +4,8 @@ use std::path::PathBuf;
 
 use miette::{Result, miette};
 use tpuc_passes::{
-    Fusion, KernelLibrary, OptimizerSpec, PassName, PipelineReport, PipelineRequest, RunOptions,
+    Fusion, KernelLibrary, KvDtype, OptimizerSpec, PassName, PipelineReport, PipelineRequest,
+    RunOptions,
 };
 
 #[derive(clap::Args)]
@@ -40,6 +41,11 @@ pub struct PassArgs {
     /// with `clip=1.0` (global gradient norm). See docs/training.md.
     #[arg(long, value_name = "SPEC", value_parser = parse_optimizer)]
     pub optimizer: Option<OptimizerSpec>,
+    /// Store the KV cache (every float buffer the program updates in place) narrower:
+    /// `bf16`, `f16`, `f8e4m3fn[:SCALE]` or `f8e5m2[:SCALE]` (stored divided by SCALE,
+    /// default 1, saturated). It is widened where attention reads it. See docs/serving.md.
+    #[arg(long, value_name = "TYPE", value_parser = parse_kv_dtype)]
+    pub kv_dtype: Option<KvDtype>,
     /// Verify the module after every pass.
     #[arg(long)]
     verify_each: bool,
@@ -97,6 +103,7 @@ impl PassArgs {
             kernels,
             sharding: None,
             optimizer: self.optimizer.clone(),
+            kv_dtype: self.kv_dtype,
         })
     }
 
@@ -149,6 +156,14 @@ fn parse_passes(text: &str) -> Result<PassList, String> {
             unknown.join("`, `"),
             PassName::ALL.map(PassName::name).join(", ")
         )
+    })
+}
+
+/// `--kv-dtype`: a bad type is a usage error (exit 2) naming the types.
+fn parse_kv_dtype(text: &str) -> Result<KvDtype, String> {
+    KvDtype::parse(text).map_err(|error| match error {
+        tpuc_passes::PassError::Refused { message, help, .. } => format!("{message}; {help}"),
+        other => other.to_string(),
     })
 }
 

@@ -253,3 +253,93 @@ fn requests_the_cache_cannot_hold_are_refused_with_the_numbers() {
     assert!(stderr.contains("not a decode or prefill step"), "{stderr}");
     assert!(!dir.path().join("tokens.npy").exists());
 }
+
+/// `(agreement, max |logit error|)` of a run against the family's float32 reference.
+fn agreement(out: &Path, family: &Value) -> (f64, f64) {
+    let reference = |key: &str| Array::read(serving().join(family[key].as_str().unwrap())).unwrap();
+    let tokens = Array::read(out.join("tokens.npy")).unwrap().to_f64();
+    let want = reference("tokens").to_f64();
+    let same = tokens.iter().zip(&want).filter(|(a, b)| a == b).count();
+    let logits = Array::read(out.join("logits.npy")).unwrap().to_f64();
+    let error = logits
+        .iter()
+        .zip(reference("logits").to_f64())
+        .map(|(a, b)| (a - b).abs())
+        .fold(0.0, f64::max);
+    (same as f64 / want.len() as f64, error)
+}
+
+#[test]
+fn a_narrow_kv_cache_is_stored_narrow_and_decodes_close_to_float32() {
+    tpuc_expect::skip_without!(CpuPlugin);
+    let manifest = manifest();
+    let cache = tempfile::tempdir().unwrap();
+    let new = manifest["new_tokens"].to_string();
+    let mut failures = Vec::new();
+    for (family, f) in manifest["families"].as_object().unwrap() {
+        let decode = serving().join(f["decode"]["file"].as_str().unwrap());
+        let decode = decode.to_str().unwrap();
+        let prompt = serving().join(f["prompt"].as_str().unwrap());
+        // (type, its MLIR name, least token agreement, largest logit error): measured
+        // 8/8 tokens and 0.062 for bfloat16, 6/8 and 3.7 for float8_e4m3fn (tiny random models
+        // whose keys and values are far from unit scale).
+        for (kv, mlir, least, largest) in [
+            ("bf16", "bf16", 1.0, 0.1),
+            ("f8e4m3fn", "f8E4M3FN", 0.5, 5.0),
+        ] {
+            let text = support::stdout_of(&["lower", decode, "--kv-dtype", kv]);
+            let caches: Vec<&str> = text
+                .split("%arg")
+                .filter(|arg| {
+                    arg.contains("arg_info = \"key_cache_")
+                        || arg.contains("arg_info = \"value_cache_")
+                })
+                .map(|arg| &arg[..arg.find("}, ").unwrap_or(arg.len())])
+                .collect();
+            assert!(
+                !caches.is_empty()
+                    && caches.iter().all(|arg| arg.contains(&format!("x{mlir}>"))
+                        && arg.contains("tf.aliasing_output")),
+                "{family} {kv}: {caches:#?}"
+            );
+            let args = [
+                decode,
+                "--prompt",
+                prompt.to_str().unwrap(),
+                "--max-new-tokens",
+                &new,
+                "--kv-dtype",
+                kv,
+            ];
+            match generate(cache.path(), &args) {
+                Ok(out) => {
+                    let (same, error) = agreement(out.path(), f);
+                    if same < least || error > largest {
+                        failures.push(format!(
+                            "{family} {kv}: {same} of the tokens, logits off by {error}"
+                        ));
+                    }
+                }
+                Err(stderr) => failures.push(format!("{family} {kv}: {stderr}")),
+            }
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+#[test]
+fn kv_dtype_refuses_programs_without_a_cache_and_unknown_types() {
+    let mlp = support::fixture("mlp.core.pt2");
+    let output = support::uncached(&["lower", mlp.to_str().unwrap(), "--kv-dtype", "bf16"]);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        !output.status.success() && stderr.contains("no KV"),
+        "{stderr}"
+    );
+    for bad in ["f8", "bf16:2", "f8e4m3fn:-1"] {
+        let output = support::uncached(&["lower", mlp.to_str().unwrap(), "--kv-dtype", bad]);
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert_eq!(output.status.code(), Some(2), "{bad}: {stderr}");
+        assert!(stderr.contains("f8e4m3fn"), "{bad}: {stderr}");
+    }
+}

@@ -7,6 +7,7 @@ use std::fmt;
 
 use crate::error::PassError;
 use crate::fusion::{KernelLibrary, SubstituteKernels};
+use crate::kv_dtype::{KvDtype, NarrowState};
 use crate::optimizer::{OptimizerSpec, Train};
 use crate::pass::Pass;
 use crate::sharding::{Shard, ShardRequest};
@@ -103,6 +104,8 @@ pub enum Stage {
     Shard(ShardRequest),
     /// A training step: gradients of the loss, then the optimizer's update (`--optimizer`).
     Train(OptimizerSpec),
+    /// The KV cache stored in a narrower type (`--kv-dtype`).
+    KvDtype(KvDtype),
 }
 
 impl Stage {
@@ -116,6 +119,7 @@ impl Stage {
                 request: request.clone(),
             }),
             Stage::Train(spec) => Box::new(Train { spec: spec.clone() }),
+            Stage::KvDtype(dtype) => Box::new(NarrowState { dtype: *dtype }),
         }
     }
 
@@ -126,6 +130,7 @@ impl Stage {
             Stage::Kernels(library) => format!("kernels({})", library.digest()),
             Stage::Shard(request) => format!("shard({})", request.key_text()?),
             Stage::Train(spec) => format!("train({spec})"),
+            Stage::KvDtype(dtype) => format!("kv-dtype({dtype})"),
         })
     }
 }
@@ -204,6 +209,8 @@ pub struct PipelineRequest {
     pub sharding: Option<ShardRequest>,
     /// `--optimizer`: the program becomes one training step.
     pub optimizer: Option<OptimizerSpec>,
+    /// `--kv-dtype`: the cache a decode step updates in place, stored narrower.
+    pub kv_dtype: Option<KvDtype>,
 }
 
 impl PipelineRequest {
@@ -218,6 +225,10 @@ impl PipelineRequest {
         if let Some(optimizer) = &self.optimizer {
             spec.stages.extend(passes.drain(..).map(Stage::Pass));
             spec.stages.push(Stage::Train(optimizer.clone()));
+        }
+        if let Some(dtype) = self.kv_dtype {
+            spec.stages.extend(passes.drain(..).map(Stage::Pass));
+            spec.stages.push(Stage::KvDtype(dtype));
         }
         match (&self.passes, source) {
             (Some(listed), _) => passes.extend(listed),
@@ -273,6 +284,22 @@ mod tests {
         assert_eq!(
             text(&spaced, Source::Archive),
             text(&tight, Source::Archive)
+        );
+    }
+
+    #[test]
+    fn the_kv_cache_type_is_in_the_key_text() {
+        let request = |text: &str| PipelineRequest {
+            kv_dtype: Some(KvDtype::parse(text).unwrap()),
+            ..PipelineRequest::default()
+        };
+        assert!(text(&request("bf16"), Source::Archive).starts_with("kv-dtype(bf16),canonicalize"));
+        assert_eq!(
+            text(&request("f8e4m3fn"), Source::Archive),
+            text(&request("f8e4m3fn:1.0"), Source::Archive)
+        );
+        assert!(
+            text(&request("f8e4m3fn:0.5"), Source::Archive).starts_with("kv-dtype(f8e4m3fn:0.5)")
         );
     }
 

@@ -250,11 +250,25 @@ impl Prepared {
     /// The weight `fqn`, of `binding`'s dtype and shape.
     fn weight(&self, fqn: &str, binding: &ArgumentBinding) -> Result<HostTensor<'_>> {
         match &self.weights {
-            Weights::Archive(archive) => Ok(HostTensor {
-                dtype: binding.dtype,
-                shape: binding.shape.clone(),
-                bytes: archive.tensor(fqn)?.to_contiguous_bytes()?,
-            }),
+            Weights::Archive(archive) => {
+                let tensor = archive.tensor(fqn)?;
+                let stored = HostTensor {
+                    dtype: tensor.dtype,
+                    shape: binding.shape.clone(),
+                    bytes: tensor.to_contiguous_bytes()?,
+                };
+                if stored.dtype == binding.dtype {
+                    return Ok(stored);
+                }
+                stored.narrowed(binding.dtype).ok_or_else(|| {
+                    DriverError::Unsupported(format!(
+                        "the program stores `{fqn}` as {} (--kv-dtype), but its initial value \
+                         in the archive is {} and not zero: tpuc converts only zeros, or \
+                         float32 to bfloat16",
+                        binding.dtype, stored.dtype
+                    ))
+                })
+            }
             Weights::Directory(dir) => {
                 let path = dir.join(format!("{fqn}.npy"));
                 let array = Array::read(&path)?;

@@ -60,6 +60,7 @@ impl Request {
                 kernels: None,
                 sharding,
                 optimizer,
+                ..PipelineRequest::default()
             },
             ..Options::default()
         };

@@ -144,7 +144,7 @@ pub fn generate(
                 .executable()
                 .upload_all(&step.placement, step.prepared.arguments())?;
             step.feed(&mut own, &padded, 0)?;
-            let (mut results, logits) = step.execute(&mut own)?;
+            let (mut results, logits) = step.execute(&own)?;
             drop(own);
             hand_over(step, &mut results, &decode, &mut resident)?;
             logits.append_rows(prompt_len, &mut rows)?;
@@ -153,7 +153,7 @@ pub fn generate(
             for position in 0..prompt_len {
                 let column: Vec<Vec<i64>> = prompt.iter().map(|row| vec![row[position]]).collect();
                 decode.feed(&mut resident, &column, position as i64)?;
-                let (_, logits) = decode.execute(&mut resident)?;
+                let logits = decode.step(&mut resident)?;
                 logits.append_rows(1, &mut rows)?;
             }
         }
@@ -177,7 +177,7 @@ pub fn generate(
         let step_started = Instant::now();
         let column: Vec<Vec<i64>> = next.iter().map(|&token| vec![token]).collect();
         decode.feed(&mut resident, &column, (prompt_len + n) as i64)?;
-        let (_, logits) = decode.execute(&mut resident)?;
+        let logits = decode.step(&mut resident)?;
         logits.append_rows(1, &mut rows)?;
         token_seconds.push(step_started.elapsed().as_secs_f64());
     }

@@ -149,15 +149,22 @@ impl Step {
         Ok(())
     }
 
-    /// Runs once; the updated state becomes the next execution's.
+    /// Runs once on `resident`; the results (the updated state among them) stay on the
+    /// devices, the logits come back.
     pub(super) fn execute(
         &self,
-        resident: &mut DeviceArguments<'_>,
+        resident: &DeviceArguments<'_>,
     ) -> Result<(DeviceResults, Logits)> {
-        let mut results = self.executable().execute_resident(resident)?;
+        let results = self.executable().execute_resident(resident)?;
         let logits = Logits::of(&results.to_host(&self.placement, self.logits)?)?;
-        resident.adopt(&mut results, &self.updates);
         Ok((results, logits))
+    }
+
+    /// Runs once; the updated state becomes the next execution's.
+    pub(super) fn step(&self, resident: &mut DeviceArguments<'_>) -> Result<Logits> {
+        let (mut results, logits) = self.execute(resident)?;
+        resident.adopt(&mut results, &self.updates);
+        Ok(logits)
     }
 }
 
