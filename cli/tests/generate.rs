@@ -113,6 +113,10 @@ fn runs(family: &str, f: &Value) -> Vec<(String, Vec<String>)> {
         let nonstrict = path("decode_nonstrict").display().to_string();
         runs.push((format!("{family} non-strict decode"), base(nonstrict)));
     }
+    if f["decode_aten"].is_object() {
+        let aten = path("decode_aten").display().to_string();
+        runs.push((format!("{family} ATen-dialect decode"), base(aten)));
+    }
     runs
 }
 
@@ -133,7 +137,7 @@ fn every_family_decodes_the_tokens_pytorch_does() {
             }
         }
     }
-    assert!(count >= 13, "only {count} runs");
+    assert!(count >= 19, "only {count} runs");
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
 
@@ -150,26 +154,37 @@ fn the_kv_cache_is_split_by_head_and_donated_under_tp() {
             "--shard",
             "tp",
         ]);
-        let caches: Vec<&str> = text
-            .split("%arg")
-            .filter(|arg| {
-                arg.contains("jax.arg_info = \"key_cache_")
-                    || arg.contains("jax.arg_info = \"value_cache_")
-            })
-            .collect();
-        assert!(!caches.is_empty(), "{family}: no cache arguments");
-        for arg in caches {
-            let arg = &arg[..arg.find("]>}").map_or(arg.len(), |end| end + 3)];
+        let heads = f["cache_heads"].as_object().unwrap();
+        assert!(!heads.is_empty(), "{family}: no cache buffers");
+        for (name, dim) in heads {
+            let arg = cache_argument(&text, name);
             assert!(
                 arg.contains("tf.aliasing_output"),
                 "{family}: not donated: {arg}"
             );
+            let ty = &arg[arg.find("tensor<").unwrap()..];
+            let rank = ty[..ty.find('>').unwrap()].matches('x').count();
+            let mut dims = vec!["{}"; rank];
+            dims[dim.as_u64().unwrap() as usize] = r#"{"tp"}"#;
+            let split = format!("#sdy.sharding<@mesh, [{}]>", dims.join(", "));
             assert!(
-                arg.contains(r#"#sdy.sharding<@mesh, [{}, {"tp"}, {}, {}]>"#),
-                "{family}: not split by head: {arg}"
+                arg.contains(&split),
+                "{family}: {name} not split by head: {arg}"
             );
         }
     }
+}
+
+/// The text of `main`'s argument holding buffer `name` in a printed module.
+fn cache_argument<'a>(text: &'a str, name: &str) -> &'a str {
+    let arg = text
+        .split("%arg")
+        .find(|arg| arg.contains(&format!("jax.arg_info = \"{name}\"")))
+        .unwrap_or_else(|| panic!("no argument `{name}`"));
+    &arg[..arg
+        .find("]>}")
+        .or_else(|| arg.find("}, "))
+        .map_or(arg.len(), |end| end + 3)]
 }
 
 fn refusal(args: &[&str]) -> String {
@@ -288,17 +303,16 @@ fn a_narrow_kv_cache_is_stored_narrow_and_decodes_close_to_float32() {
             ("f8e4m3fn", "f8E4M3FN", 0.5, 5.0),
         ] {
             let text = support::stdout_of(&["lower", decode, "--kv-dtype", kv]);
-            let caches: Vec<&str> = text
-                .split("%arg")
-                .filter(|arg| {
-                    arg.contains("arg_info = \"key_cache_")
-                        || arg.contains("arg_info = \"value_cache_")
-                })
-                .map(|arg| &arg[..arg.find("}, ").unwrap_or(arg.len())])
+            let caches: Vec<&str> = f["cache_heads"]
+                .as_object()
+                .unwrap()
+                .keys()
+                .map(|name| cache_argument(&text, name))
                 .collect();
             assert!(
-                !caches.is_empty()
-                    && caches.iter().all(|arg| arg.contains(&format!("x{mlir}>"))
+                caches
+                    .iter()
+                    .all(|arg| arg.contains(&format!("x{mlir}>"))
                         && arg.contains("tf.aliasing_output")),
                 "{family} {kv}: {caches:#?}"
             );

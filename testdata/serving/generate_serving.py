@@ -79,9 +79,55 @@ FAMILIES: dict[str, tuple[str, dict]] = {
 # Families whose decode step is also exported with `strict=False`, where the cache tensors are
 # lifted as constants that the graph writes in place.
 NONSTRICT = ("llama",)
+# Families whose decode step is also saved in the ATen dialect (`run_decompositions()`), where
+# the writes are functional and the signature lists the buffer mutations.
+ATEN = ("llama", "gpt2", "handwritten")
+# A cache written by hand instead of by transformers.
+HANDWRITTEN = "handwritten"
+
+
+class HandwrittenDecoder(torch.nn.Module):
+    """One attention layer with a cache of its own, written the ways hand-written caches write
+    it: keys by `index_copy_` into [batch, heads, length, head_dim], values by an indexed
+    assignment through a transposed view of [batch, length, heads, head_dim] (`index_put_` on
+    a `transpose`), and the step count by `add_` through a `select` view."""
+
+    def __init__(self, vocab: int = 128, dim: int = 32, heads: int = 4) -> None:
+        super().__init__()
+        self.heads, self.head_dim = heads, dim // heads
+        self.embed = torch.nn.Embedding(vocab, dim)
+        self.qkv = torch.nn.Linear(dim, 3 * dim)
+        self.out = torch.nn.Linear(dim, dim)
+        self.head = torch.nn.Linear(dim, vocab)
+        self.register_buffer("k_cache", torch.zeros(1, heads, CACHE_LEN, self.head_dim))
+        self.register_buffer("v_cache", torch.zeros(1, CACHE_LEN, heads, self.head_dim))
+        self.register_buffer("steps", torch.zeros(2, dtype=torch.long))
+
+    def forward(self, input_ids: torch.Tensor, cache_position: torch.Tensor) -> torch.Tensor:
+        length = input_ids.shape[1]
+        x = self.embed(input_ids)
+        q, k, v = self.qkv(x).split(x.shape[-1], dim=-1)
+        shape = (1, length, self.heads, self.head_dim)
+        q, k, v = q.reshape(shape), k.reshape(shape), v.reshape(shape)
+        self.k_cache.index_copy_(2, cache_position, k.transpose(1, 2))
+        self.v_cache.transpose(1, 2)[:, :, cache_position] = v.transpose(1, 2)
+        self.steps.select(0, 0).add_(length)
+        keys, values = self.k_cache, self.v_cache.transpose(1, 2)
+        scores = q.transpose(1, 2) @ keys.transpose(2, 3) / self.head_dim**0.5
+        visible = torch.arange(CACHE_LEN)[None, :] <= cache_position[:, None]
+        scores = scores.masked_fill(~visible, float("-inf"))
+        attended = (scores.softmax(-1) @ values).transpose(1, 2).reshape(1, length, -1)
+        return self.head(torch.tanh(self.out(attended)) + x)
 
 
 def make_model(family: str) -> torch.nn.Module:
+    if family == HANDWRITTEN:
+        torch.manual_seed(SEED)
+        model = HandwrittenDecoder().eval()
+        with torch.no_grad():
+            for parameter in model.parameters():
+                parameter.normal_(0.0, COMMON["initializer_range"])
+        return model
     class_name, fields = FAMILIES[family]
     config = getattr(transformers, class_name)(**COMMON, **fields)
     torch.manual_seed(SEED)
@@ -110,15 +156,46 @@ def save_npy(rel: str, array: np.ndarray) -> None:
     np.save(HERE / rel, array, allow_pickle=False)
 
 
-def export_prefill(model: torch.nn.Module) -> ExportedProgram:
+def export_step(family: str, length: int, strict: bool = True) -> ExportedProgram:
+    """The step of `family` taking `length` tokens: transformers' helper's wrapper, or the
+    hand-written decoder itself."""
+    model = make_model(family)
+    if family == HANDWRITTEN:
+        module = model
+    elif length == 1:
+        return convert_and_export_with_cache(model, strict=strict)
+    else:
+        module = TorchExportableModuleWithStaticCache(model)
     with torch.no_grad():
-        ids = torch.zeros(1, PROMPT_LEN, dtype=torch.long)
+        ids = torch.zeros(1, length, dtype=torch.long)
         return torch.export.export(
-            TorchExportableModuleWithStaticCache(model),
+            module,
             args=(),
-            kwargs={"input_ids": ids, "cache_position": torch.arange(PROMPT_LEN)},
-            strict=True,
+            kwargs={"input_ids": ids, "cache_position": torch.arange(length)},
+            strict=strict,
         )
+
+
+def expected_tokens(family: str, prompt: torch.Tensor) -> list[int]:
+    """What the model itself decodes: transformers' `generate`, or the hand-written decoder run
+    eagerly, token by token."""
+    model = make_model(family)
+    with torch.no_grad():
+        if family != HANDWRITTEN:
+            out = model.generate(
+                prompt,
+                max_new_tokens=NEW_TOKENS,
+                do_sample=False,
+                attention_mask=torch.ones_like(prompt),
+            )
+            return out[0, PROMPT_LEN:].tolist()
+        logits = model(prompt, torch.arange(PROMPT_LEN))[0, -1]
+        tokens = []
+        for n in range(NEW_TOKENS):
+            tokens.append(int(torch.argmax(logits)))
+            position = torch.tensor([PROMPT_LEN + n])
+            logits = model(torch.tensor([[tokens[-1]]]), position)[0, -1]
+        return tokens
 
 
 def greedy(decode: ExportedProgram, prompt: torch.Tensor):
@@ -157,16 +234,13 @@ def build(family: str) -> dict:
 
     # Each archive is saved before anything runs it (running an exported program writes its
     # cache buffers) and the saved file is what runs: the archives hold zeroed caches.
-    decode_entry = save_program(convert_and_export_with_cache(make_model(family)), f"{family}.decode.pt2")
+    decode_entry = save_program(export_step(family, 1), f"{family}.decode.pt2")
     decode = torch.export.load(HERE / f"{family}.decode.pt2")
     tokens, logits, margins = greedy(decode, prompt)
     assert min(margins) >= MIN_MARGIN, f"{family}: greedy margins {margins}"
 
-    with torch.no_grad():
-        expected = make_model(family).generate(
-            prompt, max_new_tokens=NEW_TOKENS, do_sample=False, attention_mask=torch.ones_like(prompt)
-        )[0, PROMPT_LEN:]
-    assert expected.tolist() == tokens.tolist(), f"{family}: generate {expected} != exported {tokens}"
+    expected = expected_tokens(family, prompt)
+    assert expected == tokens.tolist(), f"{family}: the model decodes {expected}, its export {tokens}"
 
     entry: dict = {
         "prompt": f"{family}.prompt.npy",
@@ -174,12 +248,22 @@ def build(family: str) -> dict:
         "logits": f"{family}.logits.npy",
         "min_margin": min(margins),
         "decode": decode_entry,
+        # The cache buffers and the dimension of each that holds the heads.
+        "cache_heads": (
+            {"k_cache": 1, "v_cache": 2}
+            if family == HANDWRITTEN
+            else {
+                name: 1
+                for name, _ in decode.module().named_buffers()
+                if name.startswith(("key_cache_", "value_cache_"))
+            }
+        ),
     }
     save_npy(f"{family}.tokens.npy", tokens)
     save_npy(f"{family}.logits.npy", logits)
 
     # The prefill archive, run with a fresh decode step (both start from zeroed caches).
-    entry["prefill"] = save_program(export_prefill(make_model(family)), f"{family}.prefill.pt2")
+    entry["prefill"] = save_program(export_step(family, PROMPT_LEN), f"{family}.prefill.pt2")
     prefill_module = torch.export.load(HERE / f"{family}.prefill.pt2").module()
     decode_module = torch.export.load(HERE / f"{family}.decode.pt2").module()
     with torch.no_grad():
@@ -206,7 +290,7 @@ def build(family: str) -> dict:
     entry["prefill_logit_difference"] = difference
 
     if family in NONSTRICT:
-        nonstrict = convert_and_export_with_cache(make_model(family), strict=False)
+        nonstrict = export_step(family, 1, strict=False)
         assert any(
             spec.kind.name == "CONSTANT_TENSOR" for spec in nonstrict.graph_signature.input_specs
         )
@@ -229,13 +313,21 @@ def build(family: str) -> dict:
         nonstrict_tokens, nonstrict_logits, _ = greedy(reloaded, prompt)
         assert nonstrict_tokens.tolist() == tokens.tolist(), f"{family}: non-strict {nonstrict_tokens}"
         assert np.abs(nonstrict_logits - logits).max() <= 1e-4
+    if family in ATEN:
+        aten = torch.export.load(HERE / f"{family}.decode.pt2").run_decompositions()
+        entry["decode_aten"] = save_program(aten, f"{family}.decode-aten.pt2")
+        reloaded = torch.export.load(HERE / f"{family}.decode-aten.pt2")
+        aten_tokens, aten_logits, _ = greedy(reloaded, prompt)
+        assert aten_tokens.tolist() == tokens.tolist(), f"{family}: ATen dialect {aten_tokens}"
+        assert np.abs(aten_logits - logits).max() <= 1e-4
     return entry
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("families", nargs="*", choices=[[], *FAMILIES], default=[])
-    families = parser.parse_args().families or list(FAMILIES)
+    every = [*FAMILIES, HANDWRITTEN]
+    parser.add_argument("families", nargs="*", choices=[[], *every], default=[])
+    families = parser.parse_args().families or every
     torch.use_deterministic_algorithms(True)
     torch.set_num_threads(1)
     manifest = json.loads(MANIFEST.read_text()) if MANIFEST.exists() else {}

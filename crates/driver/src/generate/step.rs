@@ -3,7 +3,7 @@
 
 use std::path::Path;
 
-use tpuc_ir::{ArgumentRole, ResultRole};
+use tpuc_ir::{ArgumentRole, Function, OpKind, ResultRole, Value};
 use tpuc_npy::{Array, Dtype};
 use tpuc_pt2::Archive;
 
@@ -96,15 +96,21 @@ impl Step {
             .position(|b| matches!(&b.role, ArgumentRole::Buffer { fqn: f, .. } if f == fqn))
     }
 
-    /// The longest sequence the cache holds: the sequence dimension (-2) of the rank-4
-    /// buffers the step updates ([batch, heads, length, head_dim], as transformers' caches).
+    /// The longest sequence the cache holds: the size of the dimension the step writes its
+    /// new entries along (the positions), in each float buffer it updates that way; the
+    /// smallest.
     pub(super) fn cache_length(&self) -> Option<i64> {
+        let program = &self.prepared.built.program;
+        let main = program.main().ok()?;
+        let returned = main.terminator(main.entry_block())?.operands.clone();
         let arguments = &self.prepared.built.arguments;
         self.updates
             .iter()
-            .map(|&(argument, _)| &arguments[argument].shape)
-            .filter(|shape| shape.len() == 4)
-            .map(|shape| shape[2])
+            .filter(|&&(argument, _)| arguments[argument].dtype.is_float())
+            .filter_map(|&(argument, result)| {
+                let dim = written_dimension(main, *returned.get(result)?)?;
+                arguments[argument].shape.get(dim).copied()
+            })
             .min()
     }
 
@@ -165,6 +171,34 @@ impl Step {
         let (mut results, logits) = self.execute(resident)?;
         resident.adopt(&mut results, &self.updates);
         Ok(logits)
+    }
+}
+
+/// The one dimension of `value` along which a write of some positions made it: a `scatter`
+/// into one operand dimension, or a `dynamic_update_slice` narrower than its operand in one
+/// dimension, seen through transposes and converts. `None` when no such write made it.
+fn written_dimension(main: &Function, value: Value) -> Option<usize> {
+    let data = main.op(main.defining_op(value)?);
+    match &data.kind {
+        OpKind::Transpose { permutation } => {
+            let dim = written_dimension(main, data.operands[0])?;
+            permutation.iter().position(|&p| p as usize == dim)
+        }
+        OpKind::Convert => written_dimension(main, data.operands[0]),
+        OpKind::Scatter { dims, .. } => match dims.scatter_dims_to_operand_dims[..] {
+            [dim] => Some(dim as usize),
+            _ => None,
+        },
+        OpKind::DynamicUpdateSlice => {
+            let shape = |v: Value| main.value_type(v).as_tensor()?.static_shape();
+            let (whole, part) = (shape(data.operands[0])?, shape(data.operands[1])?);
+            let narrower: Vec<usize> = (0..whole.len()).filter(|&d| part[d] < whole[d]).collect();
+            match narrower[..] {
+                [dim] => Some(dim),
+                _ => None,
+            }
+        }
+        _ => None,
     }
 }
 
