@@ -357,3 +357,55 @@ fn kv_dtype_refuses_programs_without_a_cache_and_unknown_types() {
         assert!(stderr.contains("f8e4m3fn"), "{bad}: {stderr}");
     }
 }
+
+/// A prewarm plan's decode step (with its cache type) is the executable `generate` loads; a
+/// misspelt cache type fails its item.
+#[test]
+fn a_prewarmed_decode_step_is_the_one_generate_loads() {
+    tpuc_expect::skip_without!(CpuPlugin);
+    let cache = tempfile::tempdir().unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let decode = serving().join("llama.decode.pt2");
+    let plan = dir.path().join("plan.toml");
+    std::fs::write(
+        &plan,
+        format!(
+            "[[models]]\npath = {:?}\ntargets = [\"cpu\"]\nkv_dtype = \"bf16\"\n\n\
+             [[models]]\npath = {:?}\ntargets = [\"cpu\"]\nkv_dtype = \"bf61\"\n",
+            decode.display(),
+            decode.display()
+        ),
+    )
+    .unwrap();
+    let output = support::command(cache.path(), &["prewarm", plan.to_str().unwrap()])
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(!output.status.success(), "the misspelt item must fail");
+    assert!(
+        stderr.contains("bf61") && stderr.contains("f8e4m3fn"),
+        "{stderr}"
+    );
+    let prompt = serving().join("llama.prompt.npy");
+    let out = dir.path().join("out");
+    let output = support::command(
+        cache.path(),
+        &[
+            "generate",
+            decode.to_str().unwrap(),
+            "--prompt",
+            prompt.to_str().unwrap(),
+            "--max-new-tokens",
+            "2",
+            "--kv-dtype",
+            "bf16",
+            "--output-dir",
+            out.to_str().unwrap(),
+        ],
+    )
+    .output()
+    .unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(output.status.success(), "{stderr}");
+    assert!(stderr.contains("loaded from the cache"), "{stderr}");
+}

@@ -142,6 +142,15 @@ fn run_item(
             .map_err(crate::error::DriverError::from),
         (result, _) => result,
     };
+    let result = match (result, &item.kv_dtype) {
+        (Ok(sharding), Some(text)) => tpuc_passes::KvDtype::parse(text)
+            .map(|dtype| {
+                options.pipeline.kv_dtype = Some(dtype);
+                sharding
+            })
+            .map_err(crate::error::DriverError::from),
+        (result, _) => result,
+    };
     let result = match result {
         Err(error) => Err(error),
         Ok(Some(request)) => {

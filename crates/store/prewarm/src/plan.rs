@@ -19,7 +19,7 @@ use crate::shape::{Shape, specialisations};
 #[derive(Debug, Clone)]
 pub struct Plan<T> {
     pub options: PlanOptions,
-    /// Every (model, shape, target, sharding, optimizer) to compile, in plan order, without
+    /// Every (model, shape, target, sharding, optimizer, cache type) to compile, in plan order, without
     /// duplicates.
     pub items: Vec<Item<T>>,
     source: NamedSource<String>,
@@ -58,6 +58,8 @@ pub struct Item<T> {
     pub mesh: Option<String>,
     /// `--optimizer` for this item: a training step.
     pub optimizer: Option<String>,
+    /// `--kv-dtype` for this item: a decode step's cache stored narrower.
+    pub kv_dtype: Option<String>,
     /// Index of the `[[models]]` entry it came from (see [`Plan::entry_error`]).
     pub entry: usize,
 }
@@ -107,6 +109,7 @@ where
                     item.shard.clone(),
                     item.mesh.clone(),
                     item.optimizer.clone(),
+                    item.kv_dtype.clone(),
                 )) {
                     items.push(item);
                 }
@@ -258,6 +261,7 @@ where
                     shard: shard.clone(),
                     mesh: raw.mesh.clone(),
                     optimizer: raw.optimizer.clone(),
+                    kv_dtype: raw.kv_dtype.clone(),
                     entry,
                 });
             }

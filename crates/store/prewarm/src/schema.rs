@@ -43,4 +43,6 @@ pub struct RawModel {
     pub mesh: Option<String>,
     /// Compile a training step with this optimizer (`--optimizer`), e.g. `adamw:lr=1e-3`.
     pub optimizer: Option<String>,
+    /// Store a decode step's KV cache in this type (`--kv-dtype`), e.g. `bf16`.
+    pub kv_dtype: Option<String>,
 }
