@@ -147,6 +147,7 @@ fn tpuc_per_token(dir: &Path, length: usize, tokens: usize) -> Result<f64, Strin
         prefill: None,
         prompt: &prompt,
         max_new_tokens: tokens,
+        cache_length: None,
         options: &options,
     };
     let runtime = Runtime::cpu(None).map_err(|e| e.to_string())?;

@@ -31,6 +31,10 @@ pub struct Args {
     /// end. Without it the prompt goes through the decode step token by token.
     #[arg(long, value_name = "PREFILL.pt2")]
     prefill: Option<PathBuf>,
+    /// The cache's length, for a step whose cache is inputs of symbolic length (exported with
+    /// `Dim`); they start at zero.
+    #[arg(long, value_name = "N")]
+    cache_length: Option<usize>,
     /// Where to execute: `cpu`, or `cpu:N` for N XLA:CPU devices (with `--shard`).
     #[arg(long, default_value = "cpu", value_parser = crate::run::cpu_target)]
     target: Target,
@@ -64,6 +68,7 @@ pub fn run(args: &Args) -> Result<ExitCode> {
         prefill: args.prefill.as_deref(),
         prompt: &args.prompt,
         max_new_tokens: args.max_new_tokens,
+        cache_length: args.cache_length,
         options: &options,
     };
     let bar = (std::io::stderr().is_terminal() && args.format == Format::Text).then(|| {

@@ -113,6 +113,21 @@ fn runs(family: &str, f: &Value) -> Vec<(String, Vec<String>)> {
         let nonstrict = path("decode_nonstrict").display().to_string();
         runs.push((format!("{family} non-strict decode"), base(nonstrict)));
     }
+    if f["decode_dynamic"].is_object() {
+        let dynamic = path("decode_dynamic").display().to_string();
+        let cache_len = manifest()["cache_len"].to_string();
+        runs.push((
+            format!("{family} cache-inputs decode"),
+            with(base(dynamic.clone()), &["--cache-length", &cache_len]),
+        ));
+        runs.push((
+            format!("{family} cache-inputs decode, twice the cache, tp cpu:2"),
+            with(
+                base(dynamic),
+                &["--cache-length", "64", "--target", "cpu:2", "--shard", "tp"],
+            ),
+        ));
+    }
     if f["decode_aten"].is_object() {
         let aten = path("decode_aten").display().to_string();
         runs.push((format!("{family} ATen-dialect decode"), base(aten)));
@@ -137,7 +152,7 @@ fn every_family_decodes_the_tokens_pytorch_does() {
             }
         }
     }
-    assert!(count >= 19, "only {count} runs");
+    assert!(count >= 21, "only {count} runs");
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
 
@@ -408,4 +423,68 @@ fn a_prewarmed_decode_step_is_the_one_generate_loads() {
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert!(output.status.success(), "{stderr}");
     assert!(stderr.contains("loaded from the cache"), "{stderr}");
+}
+
+/// A decode step whose cache is inputs of symbolic batch and length (exported with `Dim`): one
+/// key per bucket of batch size and cache length, the one `generate --cache-length` compiles
+/// among them.
+#[test]
+fn a_cache_of_symbolic_length_is_bucketed_one_key_each() {
+    tpuc_expect::skip_without!(CpuPlugin);
+    let cache = tempfile::tempdir().unwrap();
+    let decode = serving().join("llama.decode-dynamic.pt2");
+    let decode = decode.to_str().unwrap();
+    let prompt = serving().join("llama.prompt.npy");
+    let args = [
+        decode,
+        "--prompt",
+        prompt.to_str().unwrap(),
+        "--max-new-tokens",
+        "2",
+        "--cache-length",
+        "128",
+    ];
+    if let Err(stderr) = generate(cache.path(), &args) {
+        panic!("{stderr}");
+    }
+    let (keys, stderr) = support::json(
+        cache.path(),
+        &[
+            "key",
+            decode,
+            "--target",
+            "cpu",
+            "--buckets",
+            "keys.3=pow2:64..256",
+            "--buckets",
+            "input_ids.0=pow2:1..4",
+        ],
+    );
+    let targets = keys["targets"]
+        .as_array()
+        .unwrap_or_else(|| panic!("{stderr}"));
+    let distinct: std::collections::BTreeSet<&str> =
+        targets.iter().map(|t| t["key"].as_str().unwrap()).collect();
+    assert_eq!((targets.len(), distinct.len()), (9, 9), "{keys:#}");
+    let cached: Vec<&serde_json::Value> = targets
+        .iter()
+        .filter(|t| t["cached"] == true)
+        .map(|t| &t["dims"])
+        .collect();
+    assert_eq!(cached.len(), 1, "{keys:#}");
+    let dims: Vec<i64> = cached[0]
+        .as_object()
+        .unwrap()
+        .values()
+        .map(|v| v.as_i64().unwrap())
+        .collect();
+    assert!(dims.contains(&128) && dims.contains(&1), "{keys:#}");
+    let stderr = refusal(&[
+        decode,
+        "--prompt",
+        prompt.to_str().unwrap(),
+        "--max-new-tokens",
+        "2",
+    ]);
+    assert!(stderr.contains("--cache-length"), "{stderr}");
 }

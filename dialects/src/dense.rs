@@ -145,7 +145,8 @@ impl DenseElements {
             return false;
         }
         match ty.num_elements() {
-            Some(count) if self.splat => count >= 1 && self.bytes.len() == width,
+            // A splat fills any static shape, one with no elements too (`dense<2> : tensor<2x0xi32>`).
+            Some(_) if self.splat => self.bytes.len() == width,
             Some(count) => count.checked_mul(width as u64) == Some(self.bytes.len() as u64),
             None => false,
         }

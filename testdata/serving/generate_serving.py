@@ -27,6 +27,7 @@ import torch  # noqa: E402
 import transformers  # noqa: E402
 from torch.export import ExportedProgram  # noqa: E402
 from transformers import AutoModelForCausalLM, GenerationConfig  # noqa: E402
+from transformers.cache_utils import StaticCache  # noqa: E402
 from transformers.integrations.executorch import (  # noqa: E402
     TorchExportableModuleWithStaticCache,
     convert_and_export_with_cache,
@@ -84,6 +85,64 @@ NONSTRICT = ("llama",)
 ATEN = ("llama", "gpt2", "handwritten")
 # A cache written by hand instead of by transformers.
 HANDWRITTEN = "handwritten"
+
+
+# Families whose decode step is also exported with the cache as inputs written in place, of
+# symbolic batch size and length (`Dim`), so one archive serves every bucket.
+DYNAMIC = ("llama",)
+
+
+class CacheInputsStep(torch.nn.Module):
+    """transformers' model with its `StaticCache` backed by the step's inputs `keys` and
+    `values` ([layers, batch, kv heads, length, head_dim]), which it writes in place."""
+
+    def __init__(self, model: torch.nn.Module) -> None:
+        super().__init__()
+        self.model = model
+
+    def forward(self, input_ids, cache_position, keys, values):
+        cache = StaticCache(max_cache_len=keys.shape[3], config=self.model.config)
+        cache.early_initialization(keys.shape[1], keys.shape[2], keys.shape[4], keys.dtype, keys.device)
+        for i, layer in enumerate(cache.layers):
+            layer.keys, layer.values = keys[i], values[i]
+            layer.cumulative_length = cache_position[0].clone()
+        return self.model(input_ids=input_ids, cache=cache, use_cache=True, attention_mask=None).logits
+
+
+def export_dynamic(family: str) -> ExportedProgram:
+    model = make_model(family)
+    config = model.config
+    layers, kv_heads = config.num_hidden_layers, config.num_key_value_heads
+    head_dim = config.hidden_size // config.num_attention_heads
+    keys = torch.zeros(layers, 2, kv_heads, CACHE_LEN, head_dim)
+    batch = torch.export.Dim("batch", min=1, max=64)
+    length = torch.export.Dim("length", min=8, max=4096)
+    cache_dims = {1: batch, 3: length}
+    with torch.no_grad():
+        return torch.export.export(
+            CacheInputsStep(model),
+            (torch.zeros(2, 1, dtype=torch.long), torch.tensor([0]), keys, keys.clone()),
+            dynamic_shapes=({0: batch}, None, cache_dims, cache_dims),
+            strict=False,
+        )
+
+
+def greedy_with_inputs(step: ExportedProgram, prompt: torch.Tensor, cache_shape: tuple):
+    """`greedy` for a step whose cache is its inputs: zeroed caches of `cache_shape`."""
+    module = step.module()
+    keys, values = torch.zeros(cache_shape), torch.zeros(cache_shape)
+    rows, tokens = [], []
+    with torch.no_grad():
+        for position in range(PROMPT_LEN + NEW_TOKENS - 1):
+            if position < PROMPT_LEN:
+                ids = prompt[:, position : position + 1]
+            else:
+                tokens.append(int(torch.argmax(rows[-1])))
+                ids = torch.tensor([[tokens[-1]]])
+            logits = module(ids, torch.tensor([position]), keys, values)
+            rows.append(logits[0, -1])
+        tokens.append(int(torch.argmax(rows[-1])))
+    return np.array(tokens, dtype=np.int64), torch.stack(rows).float().numpy()
 
 
 class HandwrittenDecoder(torch.nn.Module):
@@ -313,6 +372,20 @@ def build(family: str) -> dict:
         nonstrict_tokens, nonstrict_logits, _ = greedy(reloaded, prompt)
         assert nonstrict_tokens.tolist() == tokens.tolist(), f"{family}: non-strict {nonstrict_tokens}"
         assert np.abs(nonstrict_logits - logits).max() <= 1e-4
+    if family in DYNAMIC:
+        entry["decode_dynamic"] = save_program(export_dynamic(family), f"{family}.decode-dynamic.pt2")
+        reloaded = torch.export.load(HERE / f"{family}.decode-dynamic.pt2")
+        config = make_model(family).config
+        shape = (
+            config.num_hidden_layers,
+            1,
+            config.num_key_value_heads,
+            CACHE_LEN,
+            config.hidden_size // config.num_attention_heads,
+        )
+        dynamic_tokens, dynamic_logits = greedy_with_inputs(reloaded, prompt, shape)
+        assert dynamic_tokens.tolist() == tokens.tolist(), f"{family}: cache inputs {dynamic_tokens}"
+        assert np.abs(dynamic_logits - logits).max() <= 1e-4
     if family in ATEN:
         aten = torch.export.load(HERE / f"{family}.decode.pt2").run_decompositions()
         entry["decode_aten"] = save_program(aten, f"{family}.decode-aten.pt2")

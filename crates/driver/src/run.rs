@@ -120,10 +120,23 @@ fn convert_inputs(
     inputs: &[Input],
     ranks: Option<usize>,
 ) -> Result<BTreeMap<usize, HostTensor<'static>>> {
+    convert_inputs_where(&built.arguments, ranks, |index| Some(inputs.get(index)))
+}
+
+/// [`convert_inputs`] of the user inputs `input` gives, by position (`Some(None)`: missing;
+/// `None`: not wanted).
+fn convert_inputs_where<'i>(
+    arguments: &[ArgumentBinding],
+    ranks: Option<usize>,
+    input: impl Fn(usize) -> Option<Option<&'i Input>>,
+) -> Result<BTreeMap<usize, HostTensor<'static>>> {
     let mut converted = BTreeMap::new();
-    for binding in &built.arguments {
+    for binding in arguments {
         if let ArgumentRole::Input { index, name } = &binding.role {
-            let input = inputs.get(*index).ok_or_else(|| {
+            let Some(input) = input(*index) else {
+                continue;
+            };
+            let input = input.ok_or_else(|| {
                 DriverError::Unsupported(format!("no array for input {index} (`{name}`)"))
             })?;
             let dims: Vec<Option<i64>> = binding.shape.iter().map(|&d| Some(d)).collect();
@@ -196,6 +209,17 @@ impl Prepared {
             inputs,
         )?;
         convert_inputs(&self.built, inputs, self.ranks)
+    }
+
+    /// User inputs `inputs` (by position; the others keep their values), each checked against
+    /// its argument and converted to its dtype.
+    pub(crate) fn convert_some(
+        &self,
+        inputs: &BTreeMap<usize, Input>,
+    ) -> Result<BTreeMap<usize, HostTensor<'static>>> {
+        convert_inputs_where(&self.built.arguments, self.ranks, |index| {
+            inputs.get(&index).map(Some)
+        })
     }
 
     /// Executes an executable compiled from this program's module on other inputs, of the

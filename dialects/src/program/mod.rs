@@ -125,9 +125,11 @@ impl Interface {
             })
     }
 
-    /// The donations of a program's state: each new buffer, parameter and optimizer state
-    /// written into its own argument's buffer (when the types agree), so the state exists once
-    /// in device memory. A new user input is not donated: the caller keeps its array.
+    /// The donations of a program's state: each new buffer, parameter, optimizer state and user
+    /// input written into its own argument's buffer (when the types agree), so the state exists
+    /// once in device memory (a decode step's cache passed as inputs is updated in place).
+    /// Donation lets the executable reuse the buffer; a caller that keeps its array passes a
+    /// copy (PJRT copies an argument the caller does not donate).
     pub fn state_donations(&self, main: &Function) -> Vec<(usize, usize)> {
         let arg_types = main.arg_types();
         (0..self.results.len())
@@ -135,6 +137,7 @@ impl Interface {
                 matches!(
                     self.results[result],
                     ResultRole::BufferMutation { .. }
+                        | ResultRole::InputMutation { .. }
                         | ResultRole::ParameterUpdate { .. }
                         | ResultRole::OptimizerState { .. }
                 )

@@ -8,7 +8,6 @@ use std::time::Instant;
 
 mod step;
 
-use tpuc_ir::ResultRole;
 use tpuc_npy::{Array, Dtype};
 
 use crate::compile::LoadedRun;
@@ -16,7 +15,7 @@ use crate::error::{DriverError, Result};
 use crate::options::Options;
 use crate::runtime::{DeviceArguments, DeviceResults, Runtime};
 use crate::tiers::{CacheTiers, Origin};
-use step::{Step, step_signature};
+use step::{Step, StepShape, step_signature};
 
 /// What to decode.
 #[derive(Clone, Debug)]
@@ -29,6 +28,8 @@ pub struct GenerateRequest<'a> {
     /// The prompt's token ids, [B, P] (or [P]).
     pub prompt: &'a Path,
     pub max_new_tokens: usize,
+    /// The cache's length, for a step whose cache is inputs of symbolic length.
+    pub cache_length: Option<usize>,
     pub options: &'a Options,
 }
 
@@ -37,8 +38,7 @@ pub struct GenerateRequest<'a> {
 pub struct Generated {
     /// The new tokens, [B, N].
     pub tokens: Vec<Vec<i64>>,
-    /// The logits at positions 0..P+N-1, float32 [P+N-1, vocab] (batch row 0... B: see
-    /// [`Generated::logits_shape`]).
+    /// The logits at positions 0..P+N-2, float32, laid out as [`Generated::logits_shape`].
     pub logits: Vec<f32>,
     /// `[B, P+N-1, vocab]`, or `[P+N-1, vocab]` for a batch of one.
     pub logits_shape: Vec<usize>,
@@ -91,17 +91,24 @@ pub fn generate(
         ));
     }
     let options = request.options;
-    let decode = Step::open(request.decode, batch, 1, options, runtime, caches)?;
+    let shape = |length| StepShape {
+        batch,
+        length,
+        cache_length: request.cache_length,
+    };
+    let decode = Step::open(request.decode, shape(1), options, runtime, caches)?;
     let prefill = match request.prefill {
         Some(path) => {
-            let length = step_signature(path)?.1.map_or(prompt_len, |l| l as usize);
+            let length = step_signature(path)?
+                .length
+                .map_or(prompt_len, |l| l as usize);
             if prompt_len > length {
                 return Err(DriverError::Unsupported(format!(
                     "the prompt has {prompt_len} tokens, but the prefill step `{}` takes {length}",
                     path.display()
                 )));
             }
-            Some(Step::open(path, batch, length, options, runtime, caches)?)
+            Some(Step::open(path, shape(length), options, runtime, caches)?)
         }
         None => None,
     };
@@ -221,20 +228,19 @@ fn hand_over(
     let roles = &prefill.prepared.built.program.interface()?.results;
     let mut on_device = Vec::new();
     for &(_, result) in &prefill.updates {
-        let ResultRole::BufferMutation { fqn } = &roles[result] else {
-            continue;
-        };
-        let Some(argument) = decode.buffer(fqn) else {
+        let role = &roles[result];
+        let fqn = role.name().unwrap_or_default();
+        let Some(argument) = decode.state_argument(role) else {
             return Err(DriverError::Unsupported(format!(
-                "the prefill step updates buffer `{fqn}`, which the decode step does not have: \
-                 the two archives must come from the same model and cache"
+                "the prefill step updates `{fqn}`, which the decode step does not have: the two \
+                 archives must come from the same model and cache"
             )));
         };
         let expected = &decode.prepared.built.arguments[argument];
         let given = &prefill.prepared.built.results[result];
         if (given.dtype, &given.shape) != (expected.dtype, &expected.shape) {
             return Err(DriverError::Unsupported(format!(
-                "the prefill step's buffer `{fqn}` is {}{:?}, the decode step's {}{:?}: export \
+                "the prefill step's `{fqn}` is {}{:?}, the decode step's {}{:?}: export \
                  both from the same model with the same batch size and cache length",
                 given.dtype, given.shape, expected.dtype, expected.shape
             )));

@@ -33,17 +33,22 @@ pub(super) struct Step {
 }
 
 impl Step {
-    /// Compiles `model` for `batch` sequences of `length` tokens.
+    /// Compiles `model` for `batch` sequences of `length` tokens; a cache it takes as inputs
+    /// of symbolic length is `cache_length` long (and starts at zero).
     pub(super) fn open(
         model: &Path,
-        batch: usize,
-        length: usize,
+        shape: StepShape,
         options: &Options,
         runtime: &Runtime,
         caches: &CacheTiers,
     ) -> Result<Step> {
-        let (names, _) = step_signature(model)?;
-        let inputs = step_inputs(model, &names, batch, length)?;
+        let signature = step_signature(model)?;
+        let inputs = step_inputs(model, &signature, shape)?;
+        let names = signature
+            .inputs
+            .into_iter()
+            .map(|input| input.name)
+            .collect();
         let prepared = prepare(model, &inputs, options)?;
         let loaded = load_cached(&prepared, runtime, caches)?;
         let placement = prepared.placement()?;
@@ -68,7 +73,12 @@ impl Step {
             .position(|role| matches!(role, ResultRole::Output { index: 0 }))
             .ok_or_else(|| not_a_step(model, "it returns no output"))?;
         let updates = (0..interface.results.len())
-            .filter(|&r| matches!(interface.results[r], ResultRole::BufferMutation { .. }))
+            .filter(|&r| {
+                matches!(
+                    interface.results[r],
+                    ResultRole::BufferMutation { .. } | ResultRole::InputMutation { .. }
+                )
+            })
             .filter_map(|r| Some((interface.updated_argument(r)?, r)))
             .collect();
         Ok(Step {
@@ -87,13 +97,22 @@ impl Step {
         &self.loaded.executable
     }
 
-    /// The argument holding buffer `fqn`.
-    pub(super) fn buffer(&self, fqn: &str) -> Option<usize> {
+    /// The argument holding the state a result of another step updates: the buffer of that
+    /// name, or the user input of that name.
+    pub(super) fn state_argument(&self, role: &ResultRole) -> Option<usize> {
         self.prepared
             .built
             .arguments
             .iter()
-            .position(|b| matches!(&b.role, ArgumentRole::Buffer { fqn: f, .. } if f == fqn))
+            .position(|b| match (role, &b.role) {
+                (ResultRole::BufferMutation { fqn }, ArgumentRole::Buffer { fqn: f, .. }) => {
+                    f == fqn
+                }
+                (ResultRole::InputMutation { name }, ArgumentRole::Input { name: n, .. }) => {
+                    n == name
+                }
+                _ => false,
+            })
     }
 
     /// The longest sequence the cache holds: the size of the dimension the step writes its
@@ -124,22 +143,29 @@ impl Step {
         let length = tokens[0].len();
         let ids: Vec<i64> = tokens.iter().flatten().copied().collect();
         let positions: Vec<i64> = (start..start + length as i64).collect();
-        let inputs = self
-            .names
-            .iter()
-            .map(|name| {
-                let array = if name == "input_ids" {
-                    int_array(vec![tokens.len(), length], &ids)?
-                } else {
-                    int_array(vec![length], &positions)?
-                };
-                Ok(Input {
-                    origin: name.clone(),
-                    array,
-                })
-            })
-            .collect::<Result<Vec<_>>>()?;
-        let converted = self.prepared.convert(&inputs)?;
+        let index = |name: &str| self.names.iter().position(|n| n == name);
+        let (Some(ids_index), Some(positions_index)) =
+            (index("input_ids"), index("cache_position"))
+        else {
+            return Err(DriverError::Unsupported(
+                "the step lost its token inputs".into(),
+            ));
+        };
+        let input = |name: &str, array: Array| Input {
+            origin: name.to_owned(),
+            array,
+        };
+        let inputs = std::collections::BTreeMap::from([
+            (
+                ids_index,
+                input("input_ids", int_array(vec![tokens.len(), length], &ids)?),
+            ),
+            (
+                positions_index,
+                input("cache_position", int_array(vec![length], &positions)?),
+            ),
+        ]);
+        let converted = self.prepared.convert_some(&inputs)?;
         let interface = self.prepared.built.program.interface()?;
         for argument in [self.input_ids, self.cache_position] {
             let ArgumentRole::Input { index, .. } = &interface.arguments[argument] else {
@@ -175,22 +201,31 @@ impl Step {
 }
 
 /// The one dimension of `value` along which a write of some positions made it: a `scatter`
-/// into one operand dimension, or a `dynamic_update_slice` narrower than its operand in one
-/// dimension, seen through transposes and converts. `None` when no such write made it.
+/// into one operand dimension, or a `dynamic_update_slice` (the dimension its update was
+/// written along, else the one dimension it is narrower in), seen through transposes,
+/// converts and reshapes that add or drop unit dimensions (a cache of stacked layers written
+/// layer by layer). `None` when no such write made it.
 fn written_dimension(main: &Function, value: Value) -> Option<usize> {
     let data = main.op(main.defining_op(value)?);
+    let shape = |v: Value| main.value_type(v).as_tensor()?.static_shape();
     match &data.kind {
         OpKind::Transpose { permutation } => {
             let dim = written_dimension(main, data.operands[0])?;
             permutation.iter().position(|&p| p as usize == dim)
         }
         OpKind::Convert => written_dimension(main, data.operands[0]),
+        OpKind::Reshape => {
+            let dim = written_dimension(main, data.operands[0])?;
+            unit_reshaped(&shape(data.operands[0])?, &shape(value)?, dim)
+        }
         OpKind::Scatter { dims, .. } => match dims.scatter_dims_to_operand_dims[..] {
             [dim] => Some(dim as usize),
             _ => None,
         },
         OpKind::DynamicUpdateSlice => {
-            let shape = |v: Value| main.value_type(v).as_tensor()?.static_shape();
+            if let Some(dim) = written_dimension(main, data.operands[1]) {
+                return Some(dim);
+            }
             let (whole, part) = (shape(data.operands[0])?, shape(data.operands[1])?);
             let narrower: Vec<usize> = (0..whole.len()).filter(|&d| part[d] < whole[d]).collect();
             match narrower[..] {
@@ -200,6 +235,17 @@ fn written_dimension(main: &Function, value: Value) -> Option<usize> {
         }
         _ => None,
     }
+}
+
+/// Where dimension `dim` of `from` is in `to`, when `to` is `from` with unit dimensions added
+/// or dropped.
+fn unit_reshaped(from: &[u64], to: &[u64], dim: usize) -> Option<usize> {
+    let kept =
+        |shape: &[u64]| -> Vec<usize> { (0..shape.len()).filter(|&d| shape[d] != 1).collect() };
+    let (a, b) = (kept(from), kept(to));
+    let same = a.len() == b.len() && a.iter().zip(&b).all(|(&i, &j)| from[i] == to[j]);
+    let position = a.iter().position(|&d| d == dim)?;
+    same.then(|| b[position])
 }
 
 /// Logits, float32 [batch, positions, vocab].
@@ -251,57 +297,123 @@ impl Logits {
     }
 }
 
-/// The user inputs of a step archive, in order: their names and `input_ids`' length (`None`
-/// when symbolic: it takes any).
-pub(super) fn step_signature(model: &Path) -> Result<(Vec<String>, Option<i64>)> {
+/// What a step takes for `batch` sequences of `length` tokens, with a cache of `cache_length`
+/// positions when its cache is inputs of symbolic length.
+#[derive(Clone, Copy, Debug)]
+pub(super) struct StepShape {
+    pub batch: usize,
+    pub length: usize,
+    pub cache_length: Option<usize>,
+}
+
+/// A step archive's user inputs, in order, and `input_ids`' length (`None` when symbolic: it
+/// takes any).
+pub(super) struct Signature {
+    pub inputs: Vec<SignatureInput>,
+    pub length: Option<i64>,
+}
+
+pub(super) struct SignatureInput {
+    pub name: String,
+    pub dtype: Option<tpuc_pt2::DType>,
+    /// Per dimension: its size, or the symbol's expression.
+    pub sizes: Vec<Result<i64, String>>,
+}
+
+pub(super) fn step_signature(model: &Path) -> Result<Signature> {
     let source = crate::frontend::ProgramSource::open(model)?;
     let archive: &Archive = source
         .archive()
         .ok_or_else(|| not_a_step(model, "a step must be a `.pt2` archive"))?;
-    let mut names = Vec::new();
-    let mut length = None;
+    let mut inputs = Vec::new();
     for input in archive.user_inputs() {
-        let name = input.name.unwrap_or_default().to_owned();
-        if name == "input_ids" {
-            let sizes = input
-                .meta
-                .map(|meta| meta.sizes.as_slice())
-                .unwrap_or_default();
-            let [_, size] = sizes else {
-                return Err(not_a_step(model, "its `input_ids` is not [batch, length]"));
-            };
-            length = size.as_int();
-        }
-        names.push(name);
+        let meta = input.meta;
+        let sizes = meta
+            .map(|meta| meta.sizes.as_slice())
+            .unwrap_or_default()
+            .iter()
+            .map(|size| match (size.as_int(), size.as_expr()) {
+                (Some(size), _) => Ok(size),
+                (None, Some(expr)) => Err(expr.expr_str.clone()),
+                (None, None) => Err(String::new()),
+            })
+            .collect();
+        inputs.push(SignatureInput {
+            name: input.name.unwrap_or_default().to_owned(),
+            dtype: meta.and_then(|meta| meta.dtype()),
+            sizes,
+        });
     }
-    Ok((names, length))
+    let ids = inputs
+        .iter()
+        .find(|input| input.name == "input_ids")
+        .ok_or_else(|| not_a_step(model, "it takes no `input_ids`"))?;
+    let [_, length] = &ids.sizes[..] else {
+        return Err(not_a_step(model, "its `input_ids` is not [batch, length]"));
+    };
+    let length = length.as_ref().ok().copied();
+    Ok(Signature { inputs, length })
 }
 
-/// Example inputs of a step taking `length` tokens for `batch` sequences.
-fn step_inputs(model: &Path, names: &[String], batch: usize, length: usize) -> Result<Vec<Input>> {
-    names
+/// Example inputs of a step: the token ids and positions, and a cache it takes as inputs at
+/// zero (its batch dimension the token ids', a symbolic length `cache_length`).
+fn step_inputs(model: &Path, signature: &Signature, shape: StepShape) -> Result<Vec<Input>> {
+    let batch_symbol = signature
+        .inputs
         .iter()
-        .map(|name| {
-            let array = match name.as_str() {
+        .find(|input| input.name == "input_ids")
+        .and_then(|input| input.sizes.first()?.clone().err());
+    signature
+        .inputs
+        .iter()
+        .map(|input| {
+            let (batch, length) = (shape.batch, shape.length);
+            let array = match input.name.as_str() {
                 "input_ids" => int_array(vec![batch, length], &vec![0; batch * length])?,
                 "cache_position" => {
                     int_array(vec![length], &(0..length as i64).collect::<Vec<_>>())?
                 }
-                other => {
-                    return Err(not_a_step(
-                        model,
-                        &format!(
-                            "it takes `{other}`; a step takes `input_ids` and `cache_position` only"
-                        ),
-                    ));
+                name => {
+                    let dims = input
+                        .sizes
+                        .iter()
+                        .map(|size| match size {
+                            Ok(size) => Ok(*size as usize),
+                            Err(symbol) if Some(symbol) == batch_symbol.as_ref() => Ok(batch),
+                            Err(_) => shape.cache_length.ok_or_else(|| {
+                                not_a_step(
+                                    model,
+                                    &format!(
+                                        "its input `{name}` has a symbolic length: give the \
+                                         cache's with --cache-length N"
+                                    ),
+                                )
+                            }),
+                        })
+                        .collect::<Result<Vec<usize>>>()?;
+                    zeros(model, name, input.dtype, dims)?
                 }
             };
             Ok(Input {
-                origin: name.clone(),
+                origin: input.name.clone(),
                 array,
             })
         })
         .collect()
+}
+
+/// A zeroed cache input.
+fn zeros(
+    model: &Path,
+    name: &str,
+    dtype: Option<tpuc_pt2::DType>,
+    dims: Vec<usize>,
+) -> Result<Array> {
+    let dtype = dtype
+        .and_then(crate::tensor::npy_dtype)
+        .ok_or_else(|| not_a_step(model, &format!("its input `{name}` has no .npy dtype")))?;
+    let count: usize = dims.iter().product();
+    Ok(Array::new(dtype, dims, vec![0; count * dtype.itemsize()])?)
 }
 
 fn int_array(shape: Vec<usize>, values: &[i64]) -> Result<Array> {

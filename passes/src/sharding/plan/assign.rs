@@ -200,8 +200,8 @@ fn apply_preset(
     Ok(())
 }
 
-/// Buffers a step updates in place (a KV cache) that propagation would leave whole on every
-/// device are split over the model axis by head (see [`heads`]).
+/// Buffers and inputs a step updates in place (a KV cache) that propagation would leave whole
+/// on every device are split over the model axis by head (see [`heads`]).
 fn split_state_by_head(
     program: &Program<'_>,
     mesh: &MeshSpec,
@@ -213,7 +213,12 @@ fn split_state_by_head(
         .donated
         .iter()
         .copied()
-        .filter(|&index| matches!(program.arguments[index], ArgumentRole::Buffer { .. }))
+        .filter(|&index| {
+            matches!(
+                program.arguments[index],
+                ArgumentRole::Buffer { .. } | ArgumentRole::Input { .. }
+            )
+        })
         .filter(|&index| whole(&specs[index]))
         .collect();
     if candidates.is_empty() || model < 2 {
