@@ -2,7 +2,7 @@
 //! prefill step) on XLA:CPU; writes the new tokens and every position's logits, all or nothing.
 
 use std::io::IsTerminal;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::ExitCode;
 
 use indicatif::{ProgressBar, ProgressStyle};
@@ -118,22 +118,11 @@ pub fn run(args: &Args) -> Result<ExitCode> {
             .flat_map(|v| v.to_le_bytes())
             .collect(),
     )?;
-    std::fs::create_dir_all(&args.output_dir).map_err(|error| {
-        miette!(
-            help = "--output-dir must name a directory, or a path where one can be created",
-            "cannot create {}: {error}",
-            args.output_dir.display()
-        )
-    })?;
     let files = [
         (args.output_dir.join("tokens.npy"), tokens.to_npy_bytes()),
         (args.output_dir.join("logits.npy"), logits.to_npy_bytes()),
     ];
-    let set: Vec<(&Path, &[u8])> = files
-        .iter()
-        .map(|(path, bytes)| (path.as_path(), bytes.as_slice()))
-        .collect();
-    tpuc_driver::write_all_atomically(&set)?;
+    crate::output_files::write_all(&files)?;
 
     let per_second = generated.tokens_per_second();
     match args.format {

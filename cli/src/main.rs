@@ -12,6 +12,7 @@ mod inspect;
 mod key;
 mod lower;
 mod opt;
+mod output_files;
 mod passes;
 mod prewarm;
 mod render;

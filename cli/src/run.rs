@@ -124,21 +124,16 @@ pub fn run(args: &Args) -> Result<ExitCode> {
         ));
     }
 
-    std::fs::create_dir_all(&args.output_dir).map_err(|error| {
-        miette!(
-            help = "--output-dir must name a directory, or a path where one can be created",
-            "cannot create the output directory {}: {error}",
-            args.output_dir.display()
-        )
-    })?;
     // Every output is converted first, then the set is written all or nothing.
     let mut written = Vec::new();
     let mut files = Vec::new();
+    let mut whats = Vec::new();
     for (index, output) in result.outputs.iter().enumerate() {
         let path = tpuc_driver::output_path(&args.output_dir, index);
         let array = to_npy(&path, output)?;
         let what = format!("{}{:?}", output.dtype, output.shape);
-        files.push((path, array.to_npy_bytes(), what));
+        files.push((path, array.to_npy_bytes()));
+        whats.push(what);
         written.push(array);
     }
     for (source, value) in &result.mutations {
@@ -154,14 +149,11 @@ pub fn run(args: &Args) -> Result<ExitCode> {
         let path = args.output_dir.join(name);
         let bytes = to_npy(&path, value)?.to_npy_bytes();
         let what = format!("mutated, {}{:?}", value.dtype, value.shape);
-        files.push((path, bytes, what));
+        files.push((path, bytes));
+        whats.push(what);
     }
-    let set: Vec<(&Path, &[u8])> = files
-        .iter()
-        .map(|(path, bytes, _)| (path.as_path(), bytes.as_slice()))
-        .collect();
-    tpuc_driver::write_all_atomically(&set)?;
-    for (path, _, what) in &files {
+    crate::output_files::write_all(&files)?;
+    for ((path, _), what) in files.iter().zip(&whats) {
         println!("wrote {} ({what})", path.display());
     }
 

@@ -116,21 +116,7 @@ pub fn run(args: &Args) -> Result<ExitCode> {
         let path = args.output_dir.join(state_file(&tensor.role));
         files.push((path.clone(), to_npy(&path, &tensor.value)?.to_npy_bytes()));
     }
-    for dir in ["params", "state"] {
-        let dir = args.output_dir.join(dir);
-        std::fs::create_dir_all(&dir).map_err(|error| {
-            miette!(
-                help = "--output-dir must name a directory, or a path where one can be created",
-                "cannot create {}: {error}",
-                dir.display()
-            )
-        })?;
-    }
-    let set: Vec<(&Path, &[u8])> = files
-        .iter()
-        .map(|(path, bytes)| (path.as_path(), bytes.as_slice()))
-        .collect();
-    tpuc_driver::write_all_atomically(&set)?;
+    crate::output_files::write_all(&files)?;
 
     let how = if trained.hit {
         "loaded from"
