@@ -159,6 +159,21 @@ def _():
         assert "no-such-pass" in str(error), str(error)
 
 
+@check("tpuc.key: kv_dtype= is the CLI's --kv-dtype; a bad type is tpuc.Error")
+def _():
+    decode = TESTDATA / "serving" / "llama.decode.pt2"
+    narrow = tpuc.key(decode, "cpu", kv_dtype="bf16")
+    out = cli("key", str(decode), "--target", "cpu", "--kv-dtype", "bf16", "--format", "json")
+    assert out.returncode == 0, out.stderr
+    assert narrow.key == json.loads(out.stdout)["targets"][0]["key"], (narrow.key, out.stdout)
+    assert narrow.key != tpuc.key(decode, "cpu").key
+    try:
+        tpuc.key(decode, "cpu", kv_dtype="bf61")
+        raise AssertionError("no tpuc.Error")
+    except tpuc.Error as error:
+        assert "bf61" in str(error), str(error)
+
+
 GPT2 = MODELS["gpt2"]
 GPT2_PATH = TESTDATA / GPT2["files"]["pt2"]
 GPT2_SET = GPT2["files"]["sets"][0]

@@ -21,8 +21,8 @@ use crate::request::{Request, open_tiers};
 /// The front-end key and compile key of `model` for `target`, as `tpuc key --format json`
 /// prints them, as JSON text.
 #[pyfunction]
-#[pyo3(signature = (model, target, *, shard=None, optimizer=None, dims=None, passes=None,
-                    cache_dir=None))]
+#[pyo3(signature = (model, target, *, shard=None, optimizer=None, kv_dtype=None, dims=None,
+                    passes=None, cache_dir=None))]
 #[allow(
     clippy::too_many_arguments,
     reason = "the keyword arguments of tpuc.key"
@@ -33,12 +33,13 @@ fn key(
     target: String,
     shard: Option<String>,
     optimizer: Option<String>,
+    kv_dtype: Option<String>,
     dims: Option<Vec<(String, i64)>>,
     passes: Option<String>,
     cache_dir: Option<PathBuf>,
 ) -> PyResult<String> {
     py.detach(|| {
-        let request = Request::new(model, &target, shard, optimizer, dims, passes)?;
+        let request = Request::new(model, &target, shard, optimizer, kv_dtype, dims, passes)?;
         let (caches, mut warnings) = open_tiers(cache_dir, None)?;
         let keys = tpuc_driver::keys(
             &request.model,
@@ -64,8 +65,8 @@ fn key(
 
 /// Compiles `model` for `target` through the cache tiers; the result as JSON text.
 #[pyfunction]
-#[pyo3(signature = (model, target, *, shard=None, optimizer=None, dims=None, passes=None,
-                    cache_dir=None, trust_keys=None))]
+#[pyo3(signature = (model, target, *, shard=None, optimizer=None, kv_dtype=None, dims=None,
+                    passes=None, cache_dir=None, trust_keys=None))]
 #[allow(
     clippy::too_many_arguments,
     reason = "the keyword arguments of tpuc.compile"
@@ -76,13 +77,14 @@ fn compile(
     target: String,
     shard: Option<String>,
     optimizer: Option<String>,
+    kv_dtype: Option<String>,
     dims: Option<Vec<(String, i64)>>,
     passes: Option<String>,
     cache_dir: Option<PathBuf>,
     trust_keys: Option<Vec<PathBuf>>,
 ) -> PyResult<String> {
     py.detach(|| {
-        let request = Request::new(model, &target, shard, optimizer, dims, passes)?;
+        let request = Request::new(model, &target, shard, optimizer, kv_dtype, dims, passes)?;
         let (caches, opening) = open_tiers(cache_dir, trust_keys)?;
         let report = tpuc_driver::compile(
             &request.model,

@@ -49,7 +49,7 @@ impl Executable {
         trust_keys: Option<Vec<PathBuf>>,
         plugin: Option<PathBuf>,
     ) -> Result<Executable> {
-        let request = Request::new(model, target, None, None, None, None)?;
+        let request = Request::new(model, target, None, None, None, None, None)?;
         let Target::Cpu { devices } = request.target else {
             return Err(miette!(
                 help = format!(

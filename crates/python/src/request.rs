@@ -10,7 +10,7 @@ use miette::{Result, miette};
 use tpuc_cache::{Cache, Mode, SecretKey, TrustedKeys};
 use tpuc_driver::{CacheTiers, DimSizes, LowerOptions, Options, Target};
 use tpuc_passes::sharding::{PlanSource, ShardRequest};
-use tpuc_passes::{Fusion, OptimizerSpec, PassName, PipelineRequest};
+use tpuc_passes::{Fusion, KvDtype, OptimizerSpec, PassName, PipelineRequest};
 use tpuc_remote::{Limits, RemoteOptions, RemoteStore, SharedTier};
 
 /// A program, one target, and the options its keys and compile use.
@@ -21,13 +21,14 @@ pub struct Request {
 }
 
 impl Request {
-    /// `--target`, `--shard`, `--optimizer`, `--dim NAME=N` (one size each) and `--passes`,
-    /// as the CLI parses them.
+    /// `--target`, `--shard`, `--optimizer`, `--kv-dtype`, `--dim NAME=N` (one size each) and
+    /// `--passes`, as the CLI parses them.
     pub fn new(
         model: PathBuf,
         target: &str,
         shard: Option<String>,
         optimizer: Option<String>,
+        kv_dtype: Option<String>,
         dims: Option<Vec<(String, i64)>>,
         passes: Option<String>,
     ) -> Result<Request> {
@@ -38,6 +39,7 @@ impl Request {
         let optimizer = optimizer
             .map(|spec| OptimizerSpec::parse(&spec))
             .transpose()?;
+        let kv_dtype = kv_dtype.map(|text| KvDtype::parse(&text)).transpose()?;
         let sharding = shard
             .map(|plan| PlanSource::parse(&plan).map(|plan| ShardRequest::new(plan, None)))
             .transpose()?;
@@ -60,7 +62,7 @@ impl Request {
                 kernels: None,
                 sharding,
                 optimizer,
-                ..PipelineRequest::default()
+                kv_dtype,
             },
             ..Options::default()
         };

@@ -114,6 +114,7 @@ def key(
     *,
     shard: str | None = None,
     optimizer: str | None = None,
+    kv_dtype: str | None = None,
     dims: Mapping[str, int] | None = None,
     passes: str | Sequence[str] | None = None,
     cache_dir: Any = None,
@@ -125,7 +126,8 @@ def key(
     ``shard`` is ``--shard`` (a preset such as ``"fsdp"`` or a TOML plan's path), ``dims``
     ``--dim`` (``{"s77": 8}`` or ``{"input_ids.1": 128}``), ``passes`` ``--passes``
     (``"cse,dce"`` or a list), ``optimizer`` ``--optimizer`` (``"adamw:lr=1e-3"``: the
-    program becomes one training step, docs/training.md). The cache is ``cache_dir``, else ``TPUC_CACHE_DIR``, else
+    program becomes one training step, docs/training.md), ``kv_dtype`` ``--kv-dtype``
+    (``"bf16"``: a decode step's KV cache stored narrower, docs/serving.md). The cache is ``cache_dir``, else ``TPUC_CACHE_DIR``, else
     ``~/.cache/tpuc``; ``TPUC_REMOTE`` adds the shared tier as for the CLI.
     """
     text = _tpuc.key(
@@ -133,6 +135,7 @@ def key(
         target,
         shard=shard,
         optimizer=optimizer,
+        kv_dtype=kv_dtype,
         dims=_dims(dims),
         passes=_passes(passes),
         cache_dir=None if cache_dir is None else _path(cache_dir),
@@ -146,6 +149,7 @@ def compile(
     *,
     shard: str | None = None,
     optimizer: str | None = None,
+    kv_dtype: str | None = None,
     dims: Mapping[str, int] | None = None,
     passes: str | Sequence[str] | None = None,
     cache_dir: Any = None,
@@ -162,6 +166,7 @@ def compile(
         target,
         shard=shard,
         optimizer=optimizer,
+        kv_dtype=kv_dtype,
         dims=_dims(dims),
         passes=_passes(passes),
         cache_dir=None if cache_dir is None else _path(cache_dir),
