@@ -487,4 +487,46 @@ fn a_cache_of_symbolic_length_is_bucketed_one_key_each() {
         "2",
     ]);
     assert!(stderr.contains("--cache-length"), "{stderr}");
+
+    // A prewarm plan's buckets compile them all; generate then loads its bucket.
+    let warm = tempfile::tempdir().unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let plan = dir.path().join("plan.toml");
+    std::fs::write(
+        &plan,
+        format!(
+            "[[models]]\npath = {decode:?}\ntargets = [\"cpu\"]\n\
+             buckets = {{ \"keys.3\" = \"pow2:64..128\", \"input_ids.0\" = \"pow2:1..2\" }}\n"
+        ),
+    )
+    .unwrap();
+    let output = support::command(warm.path(), &["prewarm", plan.to_str().unwrap()])
+        .output()
+        .unwrap();
+    let report = String::from_utf8_lossy(&output.stdout).into_owned();
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let out = dir.path().join("out");
+    let args = [
+        "generate",
+        decode,
+        "--prompt",
+        prompt.to_str().unwrap(),
+        "--max-new-tokens",
+        "2",
+        "--cache-length",
+        "64",
+        "--output-dir",
+        out.to_str().unwrap(),
+    ];
+    let output = support::command(warm.path(), &args).output().unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(output.status.success(), "{stderr}");
+    assert!(
+        stderr.contains("loaded from the cache"),
+        "{stderr}\n{report}"
+    );
 }
