@@ -152,12 +152,13 @@ fn narrow(
     let arg = main.args()[argument];
     main.set_value_type(arg, wide.with_element(dtype.element).into());
     let entry = main.entry_block();
+    let uses = main.uses(arg).to_vec();
     let mut b = OpBuilder::at(main, InsertPoint::Start(entry), location.clone());
     let converted = b.convert(arg, wide.element)?;
     let read = scale(&mut b, converted, dtype.scale, wide)?;
-    main.replace_all_uses_with(arg, read);
-    let convert = main.defining_op(converted).expect("just built");
-    main.set_operand(convert, 0, arg);
+    for used in uses {
+        main.set_operand(used.op, used.operand, read);
+    }
 
     let mut values = returned(main);
     let written = values[result];

@@ -346,7 +346,7 @@ pub fn run_cached(
     Ok(CachedRun {
         output: prepared.execute_with(&loaded.executable)?,
         key: loaded.key,
-        hit: loaded.origin != Origin::Compiled,
+        hit: loaded.hit(),
         warnings: loaded.warnings,
     })
 }
@@ -358,6 +358,13 @@ pub struct LoadedRun {
     pub key: Key,
     pub origin: Origin,
     pub warnings: Vec<String>,
+}
+
+impl LoadedRun {
+    /// Whether the executable came from a cache tier rather than a compile.
+    pub fn hit(&self) -> bool {
+        self.origin != Origin::Compiled
+    }
 }
 
 /// The executable of a prepared program for the XLA:CPU `runtime`, through the cache (as

@@ -93,8 +93,6 @@ impl HostTensor<'_> {
     }
 }
 
-/// An input of `dtype` made from a `.npy` array whose dtype and shape were checked against it:
-/// float32 rounded to bfloat16 when `dtype` is bfloat16, the bytes as they are otherwise.
 impl HostTensor<'_> {
     /// The same values in a narrower float type (a cache stored by `--kv-dtype`): zeros in any
     /// type, float32 as bfloat16; `None` otherwise.
@@ -109,6 +107,8 @@ impl HostTensor<'_> {
     }
 }
 
+/// An input of `dtype` made from a `.npy` array whose dtype and shape were checked against it:
+/// float32 rounded to bfloat16 when `dtype` is bfloat16, the bytes as they are otherwise.
 pub(crate) fn from_npy(array: &Array, dtype: DType) -> HostTensor<'static> {
     let shape = array.shape().iter().map(|&d| d as i64).collect();
     let bytes = match dtype {

@@ -179,7 +179,7 @@ pub fn train(
         step_seconds,
         state,
         key: loaded.key.to_string(),
-        hit: loaded.origin != crate::tiers::Origin::Compiled,
+        hit: loaded.hit(),
         warnings: loaded.warnings,
     })
 }

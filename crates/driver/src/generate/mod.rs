@@ -10,11 +10,10 @@ mod step;
 
 use tpuc_npy::{Array, Dtype};
 
-use crate::compile::LoadedRun;
 use crate::error::{DriverError, Result};
 use crate::options::Options;
 use crate::runtime::{DeviceArguments, DeviceResults, Runtime};
-use crate::tiers::{CacheTiers, Origin};
+use crate::tiers::CacheTiers;
 use step::{Step, StepShape, step_signature};
 
 /// What to decode.
@@ -141,7 +140,7 @@ pub fn generate(
                 .map(|row| {
                     let mut row = row.clone();
                     row.resize(
-                        step.prepared.built.arguments[step.input_ids].shape[1] as usize,
+                        step.prepared.built.arguments[step.input_ids.argument].shape[1] as usize,
                         0,
                     );
                     row
@@ -196,10 +195,10 @@ pub fn generate(
     } else {
         vec![batch, positions, vocab]
     };
-    let mut executables = vec![(decode.loaded.key.to_string(), hit(&decode.loaded))];
+    let mut executables = vec![(decode.loaded.key.to_string(), decode.loaded.hit())];
     let mut warnings = decode.loaded.warnings.clone();
     if let Some(step) = &prefill {
-        executables.push((step.loaded.key.to_string(), hit(&step.loaded)));
+        executables.push((step.loaded.key.to_string(), step.loaded.hit()));
         warnings.extend(step.loaded.warnings.iter().cloned());
     }
     Ok(Generated {
@@ -211,10 +210,6 @@ pub fn generate(
         executables,
         warnings,
     })
-}
-
-fn hit(loaded: &LoadedRun) -> bool {
-    loaded.origin != Origin::Compiled
 }
 
 /// Makes the cache the prefill left the decode step's state, buffer by buffer (by name): on

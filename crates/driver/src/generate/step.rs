@@ -21,11 +21,9 @@ pub(super) struct Step {
     pub(super) prepared: Prepared,
     pub(super) loaded: LoadedRun,
     pub(super) placement: Placement,
-    /// The user inputs' names, in order.
-    pub(super) names: Vec<String>,
-    /// Argument positions of `input_ids` and `cache_position`.
-    pub(super) input_ids: usize,
-    pub(super) cache_position: usize,
+    /// `input_ids` and `cache_position`.
+    pub(super) input_ids: TokenInput,
+    pub(super) cache_position: TokenInput,
     /// (argument, result): the state each execution updates.
     pub(super) updates: Vec<(usize, usize)>,
     /// The result holding the logits.
@@ -44,23 +42,25 @@ impl Step {
     ) -> Result<Step> {
         let signature = step_signature(model)?;
         let inputs = step_inputs(model, &signature, shape)?;
-        let names = signature
-            .inputs
-            .into_iter()
-            .map(|input| input.name)
-            .collect();
         let prepared = prepare(model, &inputs, options)?;
         let loaded = load_cached(&prepared, runtime, caches)?;
         let placement = prepared.placement()?;
         let interface = prepared.built.program.interface()?;
-        let argument = |name: &str| {
+        let token_input = |name: &str| {
             interface
                 .arguments
                 .iter()
-                .position(|role| matches!(role, ArgumentRole::Input { name: n, .. } if n == name))
+                .enumerate()
+                .find_map(|(argument, role)| match role {
+                    ArgumentRole::Input { index, name: n } if n == name => Some(TokenInput {
+                        argument,
+                        index: *index,
+                    }),
+                    _ => None,
+                })
         };
         let (Some(input_ids), Some(cache_position)) =
-            (argument("input_ids"), argument("cache_position"))
+            (token_input("input_ids"), token_input("cache_position"))
         else {
             return Err(not_a_step(
                 model,
@@ -85,7 +85,6 @@ impl Step {
             prepared,
             loaded,
             placement,
-            names,
             input_ids,
             cache_position,
             updates,
@@ -143,39 +142,30 @@ impl Step {
         let length = tokens[0].len();
         let ids: Vec<i64> = tokens.iter().flatten().copied().collect();
         let positions: Vec<i64> = (start..start + length as i64).collect();
-        let index = |name: &str| self.names.iter().position(|n| n == name);
-        let (Some(ids_index), Some(positions_index)) =
-            (index("input_ids"), index("cache_position"))
-        else {
-            return Err(DriverError::Unsupported(
-                "the step lost its token inputs".into(),
-            ));
-        };
         let input = |name: &str, array: Array| Input {
             origin: name.to_owned(),
             array,
         };
         let inputs = std::collections::BTreeMap::from([
             (
-                ids_index,
+                self.input_ids.index,
                 input("input_ids", int_array(vec![tokens.len(), length], &ids)?),
             ),
             (
-                positions_index,
+                self.cache_position.index,
                 input("cache_position", int_array(vec![length], &positions)?),
             ),
         ]);
-        let converted = self.prepared.convert_some(&inputs)?;
-        let interface = self.prepared.built.program.interface()?;
-        for argument in [self.input_ids, self.cache_position] {
-            let ArgumentRole::Input { index, .. } = &interface.arguments[argument] else {
+        let mut converted = self.prepared.convert_some(&inputs)?;
+        for token_input in [self.input_ids, self.cache_position] {
+            let Some(tensor) = converted.remove(&token_input.index) else {
                 continue;
             };
             self.executable().replace_argument(
                 resident,
                 &self.placement,
-                argument,
-                &converted[index],
+                token_input.argument,
+                &tensor,
             )?;
         }
         Ok(())
@@ -198,6 +188,13 @@ impl Step {
         resident.adopt(&mut results, &self.updates);
         Ok(logits)
     }
+}
+
+/// A user input the step takes per execution: its argument and its position among the inputs.
+#[derive(Clone, Copy, Debug)]
+pub(super) struct TokenInput {
+    pub argument: usize,
+    pub index: usize,
 }
 
 /// The one dimension of `value` along which a write of some positions made it: a `scatter`

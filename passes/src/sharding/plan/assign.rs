@@ -78,7 +78,7 @@ pub fn assign(
     };
     let donations = interface.state_donations(main);
     if let Some(preset) = preset {
-        let state = Program {
+        let state = PresetInput {
             main,
             arguments,
             donated: donations.iter().map(|&(argument, _)| argument).collect(),
@@ -122,7 +122,7 @@ pub fn assign(
 }
 
 /// What a preset looks at: `main`, its arguments' roles and the arguments donated to results.
-struct Program<'a> {
+struct PresetInput<'a> {
     main: &'a Function,
     arguments: &'a [ArgumentRole],
     donated: Vec<usize>,
@@ -130,7 +130,7 @@ struct Program<'a> {
 
 fn apply_preset(
     preset: Preset,
-    program: &Program<'_>,
+    program: &PresetInput<'_>,
     shapes: &[Vec<u64>],
     mesh: &MeshSpec,
     specs: &mut [TensorSpec],
@@ -203,7 +203,7 @@ fn apply_preset(
 /// Buffers and inputs a step updates in place (a KV cache) that propagation would leave whole
 /// on every device are split over the model axis by head (see [`heads`]).
 fn split_state_by_head(
-    program: &Program<'_>,
+    program: &PresetInput<'_>,
     mesh: &MeshSpec,
     model: u64,
     specs: &mut [TensorSpec],
