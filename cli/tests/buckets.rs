@@ -45,11 +45,7 @@ fn json_error(out: &std::process::Output) -> String {
 }
 
 fn stderr(out: &std::process::Output) -> String {
-    String::from_utf8_lossy(&out.stderr)
-        .split_whitespace()
-        .filter(|word| *word != "│")
-        .collect::<Vec<_>>()
-        .join(" ")
+    support::unwrapped(&String::from_utf8_lossy(&out.stderr))
 }
 
 #[test]

@@ -19,11 +19,7 @@ fn bad_tokens(dir: &Path) -> String {
 }
 
 fn unwrapped(bytes: &[u8]) -> String {
-    String::from_utf8_lossy(bytes)
-        .split(|c: char| c.is_whitespace() || c == '│')
-        .filter(|w| !w.is_empty())
-        .collect::<Vec<_>>()
-        .join(" ")
+    support::unwrapped(&String::from_utf8_lossy(bytes))
 }
 
 #[test]

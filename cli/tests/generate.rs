@@ -206,7 +206,7 @@ fn refusal(args: &[&str]) -> String {
     let cache = tempfile::tempdir().unwrap();
     match generate(cache.path(), args) {
         Ok(_) => panic!("tpuc generate {args:?} succeeded"),
-        Err(stderr) => stderr,
+        Err(stderr) => support::unwrapped(&stderr),
     }
 }
 
@@ -360,7 +360,7 @@ fn a_narrow_kv_cache_is_stored_narrow_and_decodes_close_to_float32() {
 fn kv_dtype_refuses_programs_without_a_cache_and_unknown_types() {
     let mlp = support::fixture("mlp.core.pt2");
     let output = support::uncached(&["lower", mlp.to_str().unwrap(), "--kv-dtype", "bf16"]);
-    let stderr = String::from_utf8_lossy(&output.stderr);
+    let stderr = support::unwrapped(&String::from_utf8_lossy(&output.stderr));
     assert!(
         !output.status.success() && stderr.contains("no KV"),
         "{stderr}"
@@ -395,7 +395,7 @@ fn a_prewarmed_decode_step_is_the_one_generate_loads() {
     let output = support::command(cache.path(), &["prewarm", plan.to_str().unwrap()])
         .output()
         .unwrap();
-    let stderr = String::from_utf8_lossy(&output.stderr);
+    let stderr = support::unwrapped(&String::from_utf8_lossy(&output.stderr));
     assert!(!output.status.success(), "the misspelt item must fail");
     assert!(
         stderr.contains("bf61") && stderr.contains("f8e4m3fn"),

@@ -234,13 +234,8 @@ fn text(bytes: &[u8]) -> String {
     String::from_utf8_lossy(bytes).into_owned()
 }
 
-/// A diagnostic as one line: the renderer's line wrapping and gutter removed.
 fn unwrapped(bytes: &[u8]) -> String {
-    text(bytes)
-        .split(|c: char| c.is_whitespace() || c == '│')
-        .filter(|word| !word.is_empty())
-        .collect::<Vec<_>>()
-        .join(" ")
+    support::unwrapped(&text(bytes))
 }
 
 fn temp_dir() -> tempfile::TempDir {

@@ -110,7 +110,7 @@ fn every_fixture_compiles_sharded_for_v5e_2x2_or_says_why_not() {
             ];
             args.extend(flags);
             let out = tpuc(cache.path(), &args);
-            let stderr = flat(&String::from_utf8_lossy(&out.stderr));
+            let stderr = support::unwrapped(&String::from_utf8_lossy(&out.stderr));
             if out.status.success() {
                 let report: Value = serde_json::from_slice(&out.stdout).unwrap();
                 assert_eq!(report["targets"][0]["partitions"], 4, "{name} {flags:?}");
@@ -250,7 +250,7 @@ fn plans_that_cannot_apply_fail_naming_tensor_shape_and_axis() {
         let mut args = vec!["lower", model];
         args.extend(&flags);
         let out = support::uncached(&args);
-        let stderr = flat(&String::from_utf8_lossy(&out.stderr));
+        let stderr = support::unwrapped(&String::from_utf8_lossy(&out.stderr));
         assert_eq!(out.status.code(), Some(1), "{flags:?}: {stderr}");
         assert!(out.stdout.is_empty(), "{flags:?}: no module on failure");
         for needle in needles {
@@ -266,7 +266,7 @@ fn plans_that_cannot_apply_fail_naming_tensor_shape_and_axis() {
         cache.path(),
         &["compile", &model, "--target", "cpu:3", "--shard", &odd],
     );
-    let stderr = flat(&String::from_utf8_lossy(&out.stderr));
+    let stderr = support::unwrapped(&String::from_utf8_lossy(&out.stderr));
     assert_eq!(out.status.code(), Some(1), "{stderr}");
     assert!(
         stderr.contains("weight `inner.lm_head.weight` has shape [256, 256]"),
@@ -274,14 +274,6 @@ fn plans_that_cannot_apply_fail_naming_tensor_shape_and_axis() {
     );
     let (stats, _) = json(cache.path(), &["cache", "stats"]);
     assert_eq!(stats["entries"], 0);
-}
-
-/// A diagnostic as one line: miette wraps long messages behind `│` gutters.
-fn flat(text: &str) -> String {
-    text.split_whitespace()
-        .filter(|word| *word != "│")
-        .collect::<Vec<_>>()
-        .join(" ")
 }
 
 #[test]

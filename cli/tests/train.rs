@@ -269,16 +269,7 @@ fn refusal(args: &[&str]) -> String {
     let cache = tempfile::tempdir().unwrap();
     let output = support::command(cache.path(), args).output().unwrap();
     assert!(!output.status.success(), "tpuc {args:?} succeeded");
-    unwrapped(&String::from_utf8_lossy(&output.stderr))
-}
-
-/// A diagnostic's text with miette's line wrapping and frame undone: words separated by one
-/// space.
-fn unwrapped(text: &str) -> String {
-    text.split_whitespace()
-        .filter(|word| *word != "│" && *word != "×")
-        .collect::<Vec<_>>()
-        .join(" ")
+    support::unwrapped(&String::from_utf8_lossy(&output.stderr))
 }
 
 #[test]
@@ -457,7 +448,7 @@ fn a_non_differentiable_op_is_named_with_its_source_line() {
     )
     .unwrap();
     let output = support::uncached(&["opt", module.to_str().unwrap(), "--passes", "autodiff"]);
-    let stderr = unwrapped(&String::from_utf8_lossy(&output.stderr));
+    let stderr = support::unwrapped(&String::from_utf8_lossy(&output.stderr));
     assert!(!output.status.success(), "{stderr}");
     for part in ["stablehlo.custom_call", "`my_kernel`", "model.py:7"] {
         assert!(stderr.contains(part), "`{part}` missing from:\n{stderr}");

@@ -88,6 +88,15 @@ pub fn compile(cache: &Path, model: &Path, targets: &[&str]) -> (Value, String) 
     json(cache, &args)
 }
 
+/// A rendered diagnostic as one line: the renderer's wrapping, gutter (`│`) and mark (`×`)
+/// undone, words separated by one space, so a message can be found wherever it was wrapped.
+pub fn unwrapped(text: &str) -> String {
+    text.split(|c: char| c.is_whitespace() || c == '│')
+        .filter(|word| !word.is_empty() && *word != "×")
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
 /// The `tpuc:` warnings of a run's stderr (the plugins log there too).
 pub fn warnings(stderr: &str) -> Vec<&str> {
     stderr
