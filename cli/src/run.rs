@@ -156,6 +156,15 @@ pub fn run(args: &Args) -> Result<ExitCode> {
     for ((path, _), what) in files.iter().zip(&whats) {
         println!("wrote {} ({what})", path.display());
     }
+    for (index, array) in written.iter().enumerate() {
+        if let Some((first, count)) = tpuc_driver::nans(array) {
+            eprintln!(
+                "warning: output {index} holds {count} NaN (the first at {:?}); \
+                 `tpuc run --debug=nan` names the node that makes the first one",
+                tpuc_driver::position(first, array.shape())
+            );
+        }
+    }
 
     if expected.is_empty() {
         return Ok(ExitCode::SUCCESS);
@@ -170,6 +179,15 @@ pub fn run(args: &Args) -> Result<ExitCode> {
         .map(|((path, want), got)| (*path, tpuc_driver::compare(got, want, tolerance)))
         .collect();
     print_table(&comparisons, tolerance);
+    for (index, ((_, c), got)) in comparisons.iter().zip(&written).enumerate() {
+        if let Some((first, count)) = c.unexpected_non_finite {
+            println!(
+                "  out{index}: {count} NaN or infinite values where the expected output is \
+                 finite (the first at {:?}); `--debug=nan` names the node that makes them",
+                tpuc_driver::position(first, got.shape())
+            );
+        }
+    }
     Ok(if comparisons.iter().all(|(_, c)| c.passed()) {
         ExitCode::SUCCESS
     } else {

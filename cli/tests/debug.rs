@@ -135,13 +135,40 @@ fn debug_nan_run_names_the_first_node_whose_output_is_not_finite() {
                     )),
                 "{model}: {stderr}"
             );
-            // Plain `--debug` (index checks only) and no `--debug` run and write the NaN.
+            // Plain `--debug` (index checks only) and no `--debug` run and write the NaN, and
+            // say where it is.
             for args in [&args[..6], &[&args[..6], &["--debug"]].concat()[..]] {
                 let run = support::command(&cache, args).output().unwrap();
-                assert!(run.status.success(), "{model}: {}", unwrapped(&run.stderr));
+                let stderr = unwrapped(&run.stderr);
+                assert!(run.status.success(), "{model}: {stderr}");
+                let warned = stderr.contains("output 1 holds 1 NaN (the first at [1])");
+                assert_eq!(warned, what == "NaN", "{model}: {stderr}");
             }
         }
     }
+    // An expected output that is finite where the run's is not says so.
+    let input = input_with(dir.path(), -1.0);
+    let args = [
+        "run",
+        "testdata/models/log_of_input.pt2",
+        "--input",
+        &input,
+        "--expect",
+        "testdata/models/log_of_input.out0.npy",
+        "--expect",
+        "testdata/models/log_of_input.out1.npy",
+        "--output-dir",
+        out,
+    ];
+    let run = support::command(&cache, &args).output().unwrap();
+    let stdout = unwrapped(&run.stdout);
+    assert_ne!(run.status.code(), Some(0), "{stdout}");
+    assert!(
+        stdout.contains(
+            "out1: 1 NaN or infinite values where the expected output is finite (the first at [1])"
+        ),
+        "{stdout}"
+    );
     // Finite inputs pass the checks.
     let args = [
         "run",

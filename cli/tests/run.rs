@@ -6,6 +6,8 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 use std::time::Instant;
 
+mod support;
+
 use serde_json::Value;
 use tpuc_driver::{Input, Options, ResultRole, Runtime, Tolerance};
 use tpuc_npy::Array;

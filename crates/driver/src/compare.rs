@@ -33,6 +33,9 @@ pub struct Comparison {
     pub total: usize,
     /// Why the arrays could not be compared at all (dtype or shape differ).
     pub incompatible: Option<String>,
+    /// NaNs and infinities of `got` where `want` is finite: the first one's row-major index
+    /// and how many.
+    pub unexpected_non_finite: Option<(usize, usize)>,
 }
 
 impl Comparison {
@@ -49,6 +52,7 @@ pub fn compare(got: &Array, want: &Array, tolerance: Tolerance) -> Comparison {
         mismatched: 0,
         total: 0,
         incompatible: None,
+        unexpected_non_finite: None,
     };
     if got.dtype() != want.dtype() || got.shape() != want.shape() {
         comparison.incompatible = Some(format!(
@@ -70,8 +74,19 @@ pub fn compare(got: &Array, want: &Array, tolerance: Tolerance) -> Comparison {
         .data()
         .chunks_exact(width)
         .zip(want.data().chunks_exact(width));
-    for ((g, w), (g_bytes, w_bytes)) in got.to_f64().into_iter().zip(want.to_f64()).zip(bytes) {
+    let parts = if got.dtype().is_complex() { 2 } else { 1 };
+    for (at, ((g, w), (g_bytes, w_bytes))) in got
+        .to_f64()
+        .into_iter()
+        .zip(want.to_f64())
+        .zip(bytes)
+        .enumerate()
+    {
         comparison.total += 1;
+        if !exact && !g.is_finite() && w.is_finite() {
+            let (first, count) = comparison.unexpected_non_finite.unwrap_or((at / parts, 0));
+            comparison.unexpected_non_finite = Some((first, count + 1));
+        }
         let same = if exact {
             g_bytes == w_bytes
         } else {
@@ -91,6 +106,34 @@ pub fn compare(got: &Array, want: &Array, tolerance: Tolerance) -> Comparison {
         }
     }
     comparison
+}
+
+/// The NaNs of a floating-point array: the first one's row-major index and how many.
+pub fn nans(array: &Array) -> Option<(usize, usize)> {
+    if !(array.dtype().is_float() || array.dtype().is_complex()) {
+        return None;
+    }
+    let parts = if array.dtype().is_complex() { 2 } else { 1 };
+    let mut found = None;
+    for (at, value) in array.to_f64().into_iter().enumerate() {
+        if value.is_nan() {
+            let (first, count) = found.unwrap_or((at / parts, 0));
+            found = Some((first, count + 1));
+        }
+    }
+    found
+}
+
+/// The multi-index of row-major position `flat` in `shape`.
+pub fn position(mut flat: usize, shape: &[usize]) -> Vec<usize> {
+    let mut index = vec![0; shape.len()];
+    for (slot, &size) in index.iter_mut().zip(shape).rev() {
+        if size > 0 {
+            *slot = flat % size;
+            flat /= size;
+        }
+    }
+    index
 }
 
 #[cfg(test)]
@@ -113,6 +156,7 @@ mod tests {
         let got = f32s(&[1.0005, -2.0, 5e-7, f32::NAN, f32::INFINITY]);
         let c = compare(&got, &want, tolerance);
         assert!(c.passed(), "{c:?}");
+        assert_eq!(c.unexpected_non_finite, None);
         assert_eq!(c.total, 5);
         assert!((c.max_abs - 0.0005).abs() < 1e-6, "{c:?}");
         assert!((c.max_rel - 0.0005).abs() < 1e-6, "{c:?}");
@@ -124,10 +168,21 @@ mod tests {
         let want = f32s(&[1.0, 2.0, 3.0]);
         let c = compare(&f32s(&[1.0, 2.1, f32::NAN]), &want, tolerance);
         assert_eq!(c.mismatched, 2);
+        assert_eq!(c.unexpected_non_finite, Some((2, 1)));
         assert_eq!(c.max_abs, f64::INFINITY);
         assert!(!c.passed());
         let c = compare(&f32s(&[1.0, 2.0]), &want, tolerance);
         assert!(c.incompatible.unwrap().contains("[2]"));
+    }
+
+    #[test]
+    fn nans_are_counted_and_placed() {
+        assert_eq!(
+            nans(&f32s(&[1.0, f32::NAN, f32::INFINITY, f32::NAN])),
+            Some((1, 2))
+        );
+        assert_eq!(nans(&f32s(&[1.0, f32::INFINITY])), None);
+        assert_eq!(position(7, &[2, 2, 3]), vec![1, 0, 1]);
     }
 
     #[test]

@@ -6,6 +6,12 @@ use tpuc_ir::{CheckKind, ResultRole};
 use crate::error::{DriverError, NonFinite};
 use crate::tensor::HostTensor;
 
+/// The multi-index of row-major position `flat` in `shape`.
+fn position(flat: i64, shape: &[i64]) -> Vec<usize> {
+    let shape: Vec<usize> = shape.iter().map(|&d| d.max(0) as usize).collect();
+    crate::compare::position(flat.max(0) as usize, &shape)
+}
+
 /// Fails with the node's diagnostic when its check counted an out-of-range index or a
 /// non-finite value.
 pub(crate) fn check(role: &ResultRole, result: &HostTensor<'_>) -> Result<(), DriverError> {
@@ -101,16 +107,4 @@ fn non_finite(
         pos,
         neg,
     })))
-}
-
-/// The multi-index of row-major position `flat` in `shape`.
-fn position(mut flat: i64, shape: &[i64]) -> Vec<i64> {
-    let mut index = vec![0; shape.len()];
-    for (slot, &size) in index.iter_mut().zip(shape).rev() {
-        if size > 0 {
-            *slot = flat % size;
-            flat /= size;
-        }
-    }
-    index
 }

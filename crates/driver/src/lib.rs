@@ -45,7 +45,7 @@ mod tiers;
 mod train;
 
 pub use backend::compile_module_report;
-pub use compare::{Comparison, Tolerance, compare};
+pub use compare::{Comparison, Tolerance, compare, nans, position};
 pub use compile::{
     CachedRun, CompileReport, Compiled, LoadedRun, ShapeCompile, compile, compile_shapes,
     family_key, load_cached, run_cached,

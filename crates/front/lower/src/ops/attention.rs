@@ -116,13 +116,13 @@ fn sdpa(cx: &mut Cx<'_>, args: &Args<'_>) -> OpResult<Vec<Val>> {
         scores = b.select(keep, scores, neg_inf)?;
     }
     if let Some(mask) = mask {
-        let mask = support::broadcast_to(b, mask, &score_shape)?;
-        if support::dtype(b, mask)? == DType::Bool {
-            scores = b.select(mask, scores, neg_inf)?;
+        let full = support::broadcast_to(b, mask, &score_shape)?;
+        if support::dtype(b, full)? == DType::Bool {
+            scores = b.select(full, scores, neg_inf)?;
         } else {
             let dtype = support::dtype(b, scores)?;
-            let mask = support::convert(b, mask, dtype)?;
-            scores = b.add(scores, mask)?;
+            let full = support::convert(b, full, dtype)?;
+            scores = b.add(scores, full)?;
         }
     }
     // softmax over S
@@ -135,5 +135,31 @@ fn sdpa(cx: &mut Cx<'_>, args: &Args<'_>) -> OpResult<Vec<Val>> {
     let sum = broadcast_back(b, row_sum, &[last], &score_shape)?;
     let p = b.divide(ex, sum)?;
     // out[..., L, Ev] = p @ v
-    one(dot(b, p, v, batched(n, r - 1, r - 2))?)
+    let out = dot(b, p, v, batched(n, r - 1, r - 2))?;
+    match mask {
+        Some(mask) => one(zero_masked_rows(b, out, mask)?),
+        None => one(out),
+    }
+}
+
+/// `out` with zeros in the query rows whose every key `mask` masks out: PyTorch's attention
+/// gives 0 there (its safe softmax), where a softmax over a row of `-inf` gives NaN. The
+/// condition is read from the mask at its own shape, so the select stays outside the
+/// attention pattern the fusion passes match.
+fn zero_masked_rows(b: &mut FunctionBuilder, out: Value, mask: Value) -> OpResult<Value> {
+    let keeps = if support::dtype(b, mask)? == DType::Bool {
+        mask
+    } else {
+        let neg_inf = support::like(b, mask, Scalar::Float(f64::NEG_INFINITY))?;
+        b.compare(ComparisonDirection::Gt, mask, neg_inf)?
+    };
+    let keeps = match support::shape(b, keeps)?.len() {
+        0 => support::reshape(b, keeps, &[1])?,
+        _ => keeps,
+    };
+    let last = support::shape(b, keeps)?.len() - 1;
+    let row_keeps = reduce(b, tpuc_ir::BinaryOp::Or, keeps, &[last], true)?;
+    let row_keeps = support::broadcast_to(b, row_keeps, &support::shape(b, out)?)?;
+    let zero = support::like(b, out, Scalar::Int(0))?;
+    Ok(b.select(row_keeps, out, zero)?)
 }

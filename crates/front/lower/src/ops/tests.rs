@@ -596,6 +596,32 @@ fn attention_broadcasts_one_key_value_head_over_the_query_heads() {
     assert_f32(got, &[1, 2, 1, 1], &[6.0, 7.0]);
 }
 
+#[test]
+fn attention_gives_zeros_for_query_rows_whose_keys_are_all_masked() {
+    tpuc_expect::skip_without!(CpuPlugin);
+    // Two queries over two keys with values 4 and 8: query 0 keeps key 1 only, query 1 keeps
+    // none (PyTorch gives 0 there, a plain softmax NaN).
+    let inputs = |mask: In| {
+        vec![
+            ("query", f32s(&[1, 1, 2, 1], &[0.0, 1.0])),
+            ("key", f32s(&[1, 1, 2, 1], &[0.0, 1.0])),
+            ("value", f32s(&[1, 1, 2, 1], &[4.0, 8.0])),
+            ("attn_mask", mask),
+        ]
+    };
+    let keep = bools(&[2, 2], &[false, true, false, false]);
+    let got = run("scaled_dot_product_attention.default", inputs(keep));
+    assert_f32(got, &[1, 1, 2, 1], &[8.0, 0.0]);
+    let inf = f32::NEG_INFINITY;
+    let additive = f32s(&[1, 1, 2, 2], &[inf, 0.0, inf, inf]);
+    let got = run("scaled_dot_product_attention.default", inputs(additive));
+    assert_f32(got, &[1, 1, 2, 1], &[8.0, 0.0]);
+    // A mask over keys only ([S], broadcast over queries) that masks every key.
+    let none = bools(&[2], &[false, false]);
+    let got = run("scaled_dot_product_attention.default", inputs(none));
+    assert_f32(got, &[1, 1, 2, 1], &[0.0, 0.0]);
+}
+
 fn boolean(v: bool) -> In {
     In::Arg(Argument::AsBool(v))
 }
