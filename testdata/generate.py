@@ -1758,5 +1758,98 @@ def case_dyn_tokens(gen: torch.Generator) -> Case:
 
 CASES["dyn_tokens"] = case_dyn_tokens
 
+
+class PaddedEncoder(nn.Module):
+    """Two attention layers over padded sequences: the first masks a padded query's whole row
+    (a boolean mask of query and key padding), the second masks padded keys with an additive
+    `-inf` mask, so a sequence that is all padding masks every row. PyTorch's attention gives
+    zeros for a row with no key left; a plain softmax gives NaN."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.embed = nn.Embedding(32, 16)
+        self.qkv = nn.ModuleList([nn.Linear(16, 48) for _ in range(2)])
+        self.out = nn.ModuleList([nn.Linear(16, 16) for _ in range(2)])
+
+    def attend(self, layer: int, h: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
+        batch, seq, _ = h.shape
+        q, k, v = self.qkv[layer](h).view(batch, seq, 3, 2, 8).permute(2, 0, 3, 1, 4)
+        a = F.scaled_dot_product_attention(q, k, v, attn_mask=mask)
+        return h + self.out[layer](a.transpose(1, 2).reshape(batch, seq, 16))
+
+    def forward(self, input_ids: torch.Tensor, attention_mask: torch.Tensor) -> torch.Tensor:
+        keep = attention_mask.bool()
+        h = self.embed(input_ids)
+        h = self.attend(0, h, keep[:, None, :, None] & keep[:, None, None, :])
+        additive = torch.zeros(keep.shape, dtype=h.dtype).masked_fill(~keep, float("-inf"))
+        return self.attend(1, h, additive[:, None, None, :])
+
+
+def case_padded_encoder(gen: torch.Generator) -> Case:
+    """No padding, partial padding, and a batch whose second sequence is all padding."""
+    sets = []
+    for lengths in ((6, 6), (6, 3), (4, 0)):
+        ids = torch.randint(0, 32, (2, 6), generator=gen)
+        mask = (torch.arange(6)[None, :] < torch.tensor(lengths)[:, None]).to(torch.int64)
+        sets.append((ids, mask))
+    return Case(PaddedEncoder(), sets)
+
+
+CASES["padded_encoder"] = case_padded_encoder
+
+
+class Buckets(nn.Module):
+    """DLRM-style bucketized dense features embedded as ids, and `searchsorted` on rows of sorted
+    sequences, left and right, through a sorter, into int32 and int64."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.register_buffer("boundaries", torch.tensor([-1.0, -0.25, 0.0, 0.5, 1.5]))
+        self.register_buffer("rows", torch.tensor([[0.0, 1.0, 2.0, 3.0], [-2.0, -1.0, 1.0, 4.0]]))
+        self.register_buffer("shuffled", torch.tensor([3.0, -1.0, 0.5, 2.0, -3.0]))
+        self.register_buffer("order", torch.argsort(self.shuffled))
+        self.embed = nn.Embedding(6, 4)
+
+    def forward(self, x: torch.Tensor, queries: torch.Tensor) -> tuple[torch.Tensor, ...]:
+        ids = torch.bucketize(x, self.boundaries)
+        upper = torch.bucketize(x, self.boundaries, right=True, out_int32=True)
+        per_row = torch.searchsorted(self.rows, queries, side="right")
+        sorted_by = torch.searchsorted(self.shuffled, x.flatten(), sorter=self.order)
+        return self.embed(ids).sum(1), upper, per_row, sorted_by
+
+
+def case_buckets(gen: torch.Generator) -> Case:
+    """Values on the boundaries (where left and right differ), between and outside them, NaN."""
+    x = torch.tensor([[-1.0, -0.25, 0.0, 0.5], [1.5, 2.0, -3.0, float("nan")], [0.1, -0.6, 1.0, 3.0]])
+    queries = torch.tensor([[1.0, 2.5, -1.0], [1.0, -1.0, 5.0]])
+    return Case(Buckets(), [(x, queries), (randn(gen, 3, 4), randn(gen, 2, 3))])
+
+
+CASES["buckets"] = case_buckets
+
+
+class Recurrent2(nn.Module):
+    """An LSTM with a projection (`proj_size`), bidirectional over two layers, and Elman RNNs
+    with tanh and ReLU, one of them unbatched."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.lstm = nn.LSTM(4, 6, num_layers=2, batch_first=True, bidirectional=True, proj_size=3)
+        self.tanh = nn.RNN(4, 5, num_layers=2)
+        self.relu = nn.RNN(4, 5, nonlinearity="relu", bidirectional=True, bias=False)
+
+    def forward(self, x: torch.Tensor) -> tuple[torch.Tensor, ...]:
+        out, (h, c) = self.lstm(x)
+        t, th = self.tanh(x.transpose(0, 1))
+        r, rh = self.relu(x[0])
+        return out, h, c, t, th, r, rh
+
+
+def case_recurrent2(gen: torch.Generator) -> Case:
+    return Case(Recurrent2(), [(randn(gen, 2, 5, 4),)])
+
+
+CASES["recurrent2"] = case_recurrent2
+
 if __name__ == "__main__":
     sys.exit(main())

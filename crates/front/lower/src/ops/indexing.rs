@@ -459,7 +459,19 @@ fn gather(cx: &mut Cx<'_>, args: &Args<'_>) -> OpResult<Vec<Val>> {
     let shape = support::shape(cx.b, x)?;
     let dim = norm_dim(args.int("dim")?, shape.len())?;
     cx.check_index(index, -shape[dim], shape[dim])?;
-    let b = &mut *cx.b;
+    let y = gather_along(cx.b, x, dim, index)?;
+    with_torch_shape(cx, y, promoted)
+}
+
+/// `x` read along `dim` at `index` (of `x`'s rank; in bounds): torch's `gather` and
+/// `take_along_dim` without broadcasting.
+pub(super) fn gather_along(
+    b: &mut FunctionBuilder,
+    x: Value,
+    dim: usize,
+    index: Value,
+) -> OpResult<Value> {
+    let shape = support::shape(b, x)?;
     let coords = coordinates(b, index, dim, shape[dim])?;
     let r = shape.len();
     let all: Vec<i64> = (0..r as i64).collect();
@@ -470,8 +482,7 @@ fn gather(cx: &mut Cx<'_>, args: &Args<'_>) -> OpResult<Vec<Val>> {
         index_vector_dim: r as i64,
         ..GatherDims::default()
     };
-    let y = b.gather(x, coords, dims, &vec![1; r], false)?;
-    with_torch_shape(cx, y, promoted)
+    Ok(b.gather(x, coords, dims, &vec![1; r], false)?)
 }
 
 /// `self[index[i][j]][j] = src[i][j]` (`dim = 0`), replacing or combining with `combine`.

@@ -25,6 +25,7 @@ mod reduction;
 mod resize;
 mod rnn;
 mod scatter_reduce;
+mod search;
 mod sequences;
 mod shape;
 mod sort;
@@ -68,6 +69,7 @@ pub(crate) const FAMILIES: &[&[OpDef]] = &[
     resize::OPS,
     rnn::OPS,
     scatter_reduce::OPS,
+    search::OPS,
     sequences::OPS,
     shape::OPS,
     sort::OPS,

@@ -1,6 +1,7 @@
-//! Recurrent layers as `nn.LSTM` and `nn.GRU` export them in the TRAINING dialect
-//! (`lstm.input`, `gru.input`): every layer and direction unrolled over the (static) sequence,
-//! the input projections of all steps computed in one product per layer and direction.
+//! Recurrent layers as `nn.LSTM` (with or without `proj_size`), `nn.GRU` and `nn.RNN` export
+//! them in the TRAINING dialect (`lstm.input`, `gru.input`, `rnn_tanh.input`,
+//! `rnn_relu.input`): every layer and direction unrolled over the (static) sequence, the input
+//! projections of all steps computed in one product per layer and direction.
 
 use tpuc_ir::{DotDims, FunctionBuilder, Value};
 
@@ -21,12 +22,22 @@ pub(super) const OPS: &[OpDef] = &[
         "gru.input(Tensor input, Tensor hx, Tensor[] params, bool has_biases, int num_layers, float dropout, bool train, bool bidirectional, bool batch_first) -> (Tensor, Tensor)",
         gru,
     ),
+    aten(
+        "rnn_tanh.input(Tensor input, Tensor hx, Tensor[] params, bool has_biases, int num_layers, float dropout, bool train, bool bidirectional, bool batch_first) -> (Tensor, Tensor)",
+        rnn_tanh,
+    ),
+    aten(
+        "rnn_relu.input(Tensor input, Tensor hx, Tensor[] params, bool has_biases, int num_layers, float dropout, bool train, bool bidirectional, bool batch_first) -> (Tensor, Tensor)",
+        rnn_relu,
+    ),
 ];
 
 #[derive(Clone, Copy, PartialEq)]
 enum Cell {
     Lstm,
     Gru,
+    Tanh,
+    Relu,
 }
 
 impl Cell {
@@ -34,16 +45,19 @@ impl Cell {
         match self {
             Cell::Lstm => 4,
             Cell::Gru => 3,
+            Cell::Tanh | Cell::Relu => 1,
         }
     }
 }
 
-/// One layer and direction's weights: `w_ih [G·H, I]`, `w_hh [G·H, H]`, biases `[G·H]`.
+/// One layer and direction's weights: `w_ih [G·H, I]`, `w_hh [G·H, P]`, biases `[G·H]`, and
+/// with `proj_size` an LSTM's `w_hr [P, H]` (`P = H` without it).
 struct Weights {
     w_ih: Value,
     w_hh: Value,
     b_ih: Option<Value>,
     b_hh: Option<Value>,
+    w_hr: Option<Value>,
 }
 
 /// `x · wᵀ (+ bias)` over the last dimension of `x`.
@@ -72,7 +86,7 @@ fn gate(b: &mut FunctionBuilder, v: Value, k: i64, hidden: i64) -> OpResult<Valu
     slice_dim(b, v, last, k * hidden, (k + 1) * hidden, 1)
 }
 
-/// Runs one layer and direction over `x` (`[T, B, I]`): the outputs of every step (`[T, B, H]`,
+/// Runs one layer and direction over `x` (`[T, B, I]`): the outputs of every step (`[T, B, P]`,
 /// in time order) and the final states.
 fn run_direction(
     b: &mut FunctionBuilder,
@@ -85,7 +99,9 @@ fn run_direction(
 ) -> OpResult<(Value, Value, Option<Value>)> {
     let shape = support::shape(b, x)?;
     let (steps, batch) = (shape[0], shape[1]);
-    let hidden = support::shape(b, h)?[1];
+    // The gates' width: the cell state's with an LSTM (its output may be projected).
+    let hidden = support::shape(b, c.unwrap_or(h))?[1];
+    let width = support::shape(b, h)?[1];
     let inputs = project(b, x, weights.w_ih, weights.b_ih)?; // [T, B, G·H]
     let mut outputs = vec![h; steps as usize];
     let order: Vec<i64> = if reverse {
@@ -115,6 +131,9 @@ fn run_direction(
                 let next = b.add(kept, added)?;
                 let squashed = b.tanh(next)?;
                 h = b.multiply(o, squashed)?;
+                if let Some(w_hr) = weights.w_hr {
+                    h = project(b, h, w_hr, None)?;
+                }
                 c = Some(next);
             }
             Cell::Gru => {
@@ -139,8 +158,17 @@ fn run_direction(
                 let kept = b.multiply(z, diff)?;
                 h = b.add(n, kept)?;
             }
+            Cell::Tanh => {
+                let sum = b.add(gi, gh)?;
+                h = b.tanh(sum)?;
+            }
+            Cell::Relu => {
+                let sum = b.add(gi, gh)?;
+                let zero = support::like(b, sum, crate::promote::Scalar::Int(0))?;
+                h = b.maximum(sum, zero)?;
+            }
         }
-        outputs[t as usize] = support::reshape(b, h, &[1, batch, hidden])?;
+        outputs[t as usize] = support::reshape(b, h, &[1, batch, width])?;
     }
     Ok((concat(b, &outputs, 0)?, h, c))
 }
@@ -157,11 +185,16 @@ fn recurrent(cx: &mut Cx<'_>, args: &Args<'_>, cell: Cell) -> OpResult<Vec<Val>>
             "recurrent layers with dropout in training mode (call `model.eval()` before exporting)",
         ));
     }
-    let per_direction = if has_biases { 4 } else { 2 };
-    if params.len() as i64 != layers * directions * per_direction {
-        return Err(OpError::unsupported(
-            "recurrent layers with projections (`proj_size`)",
-        ));
+    let biases = if has_biases { 4 } else { 2 };
+    // With `proj_size`, every LSTM layer and direction has a projection weight after the rest.
+    let runs = layers * directions;
+    let per_direction = params.len() as i64 / runs.max(1);
+    let projected = per_direction == biases + 1 && cell == Cell::Lstm;
+    if per_direction * runs != params.len() as i64 || !(per_direction == biases || projected) {
+        bail!(
+            "{} weights for {layers} layer(s) in {directions} direction(s) (biases: {has_biases})",
+            params.len()
+        );
     }
     let (h0, c0) = match cell {
         Cell::Lstm => {
@@ -171,7 +204,7 @@ fn recurrent(cx: &mut Cx<'_>, args: &Args<'_>, cell: Cell) -> OpResult<Vec<Val>>
             };
             (h, Some(c))
         }
-        Cell::Gru => (args.tensor("hx")?, None),
+        Cell::Gru | Cell::Tanh | Cell::Relu => (args.tensor("hx")?, None),
     };
     let b = &mut *cx.b;
     let mut layer_input = if batch_first {
@@ -179,10 +212,15 @@ fn recurrent(cx: &mut Cx<'_>, args: &Args<'_>, cell: Cell) -> OpResult<Vec<Val>>
     } else {
         x
     };
-    let state_shape = support::shape(b, h0)?;
+    // Layer `k`'s state of `[L·D, B, W]`, and back.
     let state = |b: &mut FunctionBuilder, v: Value, k: i64| -> OpResult<Value> {
+        let shape = support::shape(b, v)?;
         let s = slice_dim(b, v, 0, k, k + 1, 1)?;
-        support::reshape(b, s, &state_shape[1..])
+        support::reshape(b, s, &shape[1..])
+    };
+    let stacked = |b: &mut FunctionBuilder, v: Value| -> OpResult<Value> {
+        let shape = support::shape(b, v)?;
+        support::reshape(b, v, &[&[1], &shape[..]].concat())
     };
     let mut h_n = Vec::new();
     let mut c_n = Vec::new();
@@ -196,14 +234,15 @@ fn recurrent(cx: &mut Cx<'_>, args: &Args<'_>, cell: Cell) -> OpResult<Vec<Val>>
                 w_hh: p[1],
                 b_ih: has_biases.then(|| p[2]),
                 b_hh: has_biases.then(|| p[3]),
+                w_hr: (per_direction > biases).then(|| p[biases as usize]),
             };
             let h = state(b, h0, k)?;
             let c = c0.map(|c0| state(b, c0, k)).transpose()?;
             let (out, h, c) = run_direction(b, cell, layer_input, &weights, h, c, direction == 1)?;
             outputs.push(out);
-            h_n.push(support::reshape(b, h, &[&[1], &state_shape[1..]].concat())?);
+            h_n.push(stacked(b, h)?);
             if let Some(c) = c {
-                c_n.push(support::reshape(b, c, &[&[1], &state_shape[1..]].concat())?);
+                c_n.push(stacked(b, c)?);
             }
         }
         layer_input = concat(b, &outputs, 2)?;
@@ -226,4 +265,12 @@ fn lstm(cx: &mut Cx<'_>, args: &Args<'_>) -> OpResult<Vec<Val>> {
 
 fn gru(cx: &mut Cx<'_>, args: &Args<'_>) -> OpResult<Vec<Val>> {
     recurrent(cx, args, Cell::Gru)
+}
+
+fn rnn_tanh(cx: &mut Cx<'_>, args: &Args<'_>) -> OpResult<Vec<Val>> {
+    recurrent(cx, args, Cell::Tanh)
+}
+
+fn rnn_relu(cx: &mut Cx<'_>, args: &Args<'_>) -> OpResult<Vec<Val>> {
+    recurrent(cx, args, Cell::Relu)
 }
