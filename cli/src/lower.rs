@@ -224,6 +224,9 @@ pub fn run(args: &Args) -> Result<()> {
         stablehlo if args.dynamic => tpuc_driver::lower_dynamic(&args.model, &options, stablehlo)?,
         stablehlo => {
             let lowered = tpuc_driver::lower(&args.model, &options)?;
+            for warning in &lowered.built.warnings {
+                eprintln!("warning: {warning}");
+            }
             args.lowering.passes.print_report(&lowered.built.passes);
             if let Some(report) = &lowered.built.passes.sharding {
                 print_shard_report(report, args.format)?;

@@ -79,6 +79,9 @@ pub fn run(args: &Args) -> Result<ExitCode> {
         .for_target(&args.target);
     options.weights = args.weights.clone();
     let prepared = tpuc_driver::prepare(&args.model, &inputs, &options)?;
+    for warning in &prepared.built.warnings {
+        eprintln!("warning: {warning}");
+    }
     let mesh_devices = prepared.placement()?.device_count();
     if mesh_devices > devices {
         return Err(miette!(

@@ -58,14 +58,16 @@ impl ProgramSource {
         }
     }
 
-    /// The program before the middle end, and the symbol values it was specialised to.
-    pub fn program(&self, options: &LowerOptions) -> Result<(Program, BTreeMap<String, i64>)> {
+    /// The program before the middle end, the symbol values it was specialised to, and the
+    /// front end's warnings.
+    pub fn program(&self, options: &LowerOptions) -> Result<tpuc_lower::Lowered> {
         match self {
-            Self::Archive(archive) => {
-                let lowered = tpuc_lower::lower(archive, options)?;
-                Ok((lowered.program, lowered.dims))
-            }
-            Self::Text { path, text } => Ok((parse(path, text)?, BTreeMap::new())),
+            Self::Archive(archive) => Ok(tpuc_lower::lower(archive, options)?),
+            Self::Text { path, text } => Ok(tpuc_lower::Lowered {
+                program: parse(path, text)?,
+                dims: BTreeMap::new(),
+                warnings: Vec::new(),
+            }),
         }
     }
 

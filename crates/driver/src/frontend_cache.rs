@@ -103,6 +103,7 @@ impl Frontends {
             });
         }
         let built = build(&self.source, &self.name, options)?;
+        warnings.extend(built.warnings.iter().cloned());
         if let Some(report) = &built.passes.sharding {
             warnings.extend(report.assignment.notes.iter().cloned());
         }

@@ -23,12 +23,18 @@ pub struct Built {
     pub dims: BTreeMap<String, i64>,
     /// What the passes did (timing, IR dumps, composites, kernels, sharding).
     pub passes: PipelineReport,
+    /// What the front end warned about (an archive that disagrees with itself).
+    pub warnings: Vec<String>,
 }
 
 /// Reads the program from `source` and runs the middle end on it; `name` names the model in
 /// messages.
 pub fn build(source: &ProgramSource, name: &str, options: &Options) -> Result<Built> {
-    let (mut program, dims) = source.program(&options.lower)?;
+    let tpuc_lower::Lowered {
+        mut program,
+        dims,
+        warnings,
+    } = source.program(&options.lower)?;
     if !options.parameters.is_empty() {
         crate::parameters::mark(&mut program, &options.parameters)?;
     }
@@ -41,6 +47,7 @@ pub fn build(source: &ProgramSource, name: &str, options: &Options) -> Result<Bu
         results,
         dims,
         passes,
+        warnings,
     })
 }
 

@@ -114,6 +114,19 @@ pub enum LowerError {
         errors: Vec<LowerError>,
     },
 
+    /// torch recorded a type for a node's output that the node's op does not compute, and
+    /// the program's outputs depend on it.
+    #[error("the archive disagrees with itself: {message}")]
+    #[diagnostic(code(tpuc::lower::inconsistent_archive))]
+    InconsistentArchive {
+        /// The node and its source, for machine-readable errors (the message names both).
+        node: String,
+        source_line: Option<Box<SourceLine>>,
+        message: String,
+        #[help]
+        help: String,
+    },
+
     #[error("{message}")]
     #[diagnostic(code(tpuc::lower::shape))]
     Shape {
@@ -216,6 +229,9 @@ impl LowerError {
                 node, source_line, ..
             }
             | LowerError::Node {
+                node, source_line, ..
+            }
+            | LowerError::InconsistentArchive {
                 node, source_line, ..
             } => Some((node, source_line.as_deref())),
             LowerError::UnsupportedOps {

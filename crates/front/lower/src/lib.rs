@@ -27,6 +27,7 @@
 mod args;
 mod checks;
 mod cx;
+mod disagreement;
 mod docs;
 mod dtype;
 mod dynamic;
@@ -88,6 +89,9 @@ pub struct Lowered {
     /// then user inputs; results in the order of the program's output specs, debug checks last.
     pub program: tpuc_ir::Program,
     pub dims: BTreeMap<String, i64>,
+    /// What the user should know that did not stop the lowering (an archive whose metadata
+    /// disagrees with its graph where the outputs do not depend on it).
+    pub warnings: Vec<String>,
 }
 
 /// The torch dtype of a StableHLO element type, if torch has one.

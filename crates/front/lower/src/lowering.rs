@@ -15,6 +15,7 @@ use tpuc_pt2::{Archive, DType};
 
 use crate::args::Args;
 use crate::cx::{Cx, Walk};
+use crate::disagreement::{self, Disagreement};
 use crate::dtype::element_type;
 use crate::env::{Env, Val};
 use crate::error::{LowerError, OpError, OpResult};
@@ -43,6 +44,8 @@ pub(crate) struct Walker<'a> {
     /// `--debug=nan`: whether node outputs get NaN/Inf checks (not inside subgraphs, whose
     /// values do not reach `main`'s results).
     nan_checks: std::cell::Cell<bool>,
+    /// Node outputs whose computed type is not the one torch recorded, in graph order.
+    disagreements: RefCell<Vec<Disagreement>>,
 }
 
 /// Names that a node input or a graph output refers to.
@@ -95,6 +98,7 @@ impl<'a> Walker<'a> {
             world: None,
             checks: None,
             nan_checks: std::cell::Cell::new(false),
+            disagreements: RefCell::new(Vec::new()),
         }
     }
 
@@ -281,10 +285,14 @@ impl<'a> Walker<'a> {
             let autocast_float =
                 self.precision.is_some() && ty.element.is_float() && recorded.is_float();
             if support::dims_of(ty) != shape || (ty.element != recorded && !autocast_float) {
-                return Err(OpError::new(format!(
-                    "internal: the lowering of `{name}` gives {ty}, torch says {dtype}{shape:?}"
-                ))
-                .with_help("this is a bug in tpuc's lowering; please report it with the model"));
+                self.disagreements.borrow_mut().push(Disagreement {
+                    node: node_name(node),
+                    target: node.target.clone(),
+                    source_line: source_line(node),
+                    name: name.to_owned(),
+                    recorded: format!("{}", support::tensor_type(recorded, &shape)),
+                    computed: format!("{ty}"),
+                });
             }
             Ok(())
         };
@@ -631,7 +639,25 @@ pub(crate) fn lower(archive: &Archive, options: &LowerOptions) -> Result<Lowered
     let initial = inputs.clone();
     let outputs = walker.lower_graph_env(&mut b, graph, inputs);
     let checks = walker.checks.take().map(RefCell::into_inner);
+    let disagreements = walker.disagreements.take();
     let mut errors = crate::error::group_unsupported(walker.errors.into_inner());
+    let failed = match &outputs {
+        Err(error) => Some(error),
+        Ok(_) => errors.first(),
+    };
+    // An op tpuc does not lower is that, whatever the records say.
+    let unsupported = matches!(
+        failed,
+        Some(LowerError::UnsupportedOp { .. } | LowerError::UnsupportedOps { .. })
+    );
+    if !unsupported {
+        let output_names: Vec<&str> = graph
+            .outputs
+            .iter()
+            .filter_map(|o| o.value_name())
+            .collect();
+        disagreement::judge(&disagreements, failed, &output_names)?;
+    }
     let (outputs, env) = match outputs {
         Ok(done) if errors.is_empty() => done,
         Ok(_) if errors.len() == 1 => return Err(errors.remove(0)),
@@ -773,5 +799,6 @@ pub(crate) fn lower(archive: &Archive, options: &LowerOptions) -> Result<Lowered
     Ok(Lowered {
         program: Program::new(module, &interface)?,
         dims: symbols.values().clone(),
+        warnings: disagreements.iter().map(Disagreement::warning).collect(),
     })
 }

@@ -231,29 +231,23 @@ fn inlined_weights_become_constants() {
     assert!(text.contains("stablehlo.constant dense<"), "{text}");
 }
 
-/// `mlp.pt2` with its op targets renamed in place (same length, so the zip stays valid; its
-/// checksums are rewritten).
-fn mlp_with_unknown_ops() -> Archive {
+/// `mlp.pt2` with text of its program replaced in place (same length, so the zip stays valid;
+/// its checksums are rewritten); every `from` must occur.
+fn mlp_edited(name: &str, edits: &[(&str, &str)]) -> Archive {
     let mut bytes = std::fs::read(models_dir().join("mlp.pt2")).unwrap();
-    let renames = [
-        ("torch.ops.aten.relu.default", "torch.ops.aten.relx.default"),
-        (
-            "torch.ops.aten.linear.default",
-            "torch.ops.aten.lineax.default",
-        ),
-    ];
-    let mut found = 0;
+    let mut found = vec![0; edits.len()];
     tpuc_testkit::zip::edit_records(
         &mut bytes,
         |name| name.ends_with(".json"),
         |_, _, data| {
-            for (from, to) in renames {
+            for ((from, to), found) in edits.iter().zip(&mut found) {
+                assert_eq!(from.len(), to.len(), "{from} -> {to}");
                 let (from, to) = (from.as_bytes(), to.as_bytes());
                 let mut i = 0;
                 while i + from.len() <= data.len() {
                     if &data[i..i + from.len()] == from {
                         data[i..i + from.len()].copy_from_slice(to);
-                        found += 1;
+                        *found += 1;
                         i += from.len();
                     } else {
                         i += 1;
@@ -262,8 +256,70 @@ fn mlp_with_unknown_ops() -> Archive {
             }
         },
     );
-    assert!(found >= 2, "mlp.pt2 names relu and linear");
-    Archive::from_bytes("mlp_unknown.pt2", bytes).expect("edited fixture opens")
+    assert!(found.iter().all(|&n| n > 0), "mlp.pt2 holds {edits:?}");
+    Archive::from_bytes(name, bytes).expect("edited fixture opens")
+}
+
+/// `mlp.pt2` with its op targets renamed.
+fn mlp_with_unknown_ops() -> Archive {
+    mlp_edited(
+        "mlp_unknown.pt2",
+        &[
+            ("torch.ops.aten.relu.default", "torch.ops.aten.relx.default"),
+            (
+                "torch.ops.aten.linear.default",
+                "torch.ops.aten.lineax.default",
+            ),
+        ],
+    )
+}
+
+#[test]
+fn an_archive_that_disagrees_with_itself_is_named_and_lowered_where_its_outputs_agree() {
+    // `relu` recorded as [8, 2] where it computes [2, 8]: the outputs still agree, so a warning.
+    let relu = r#""relu": {"dtype": 7, "sizes": [{"as_int": 2}, {"as_int": 8}]"#;
+    let archive = mlp_edited(
+        "mlp_relu.pt2",
+        &[(
+            relu,
+            &relu.replace("2}, {\"as_int\": 8", "8}, {\"as_int\": 2"),
+        )],
+    );
+    let lowered = lower(&archive, &LowerOptions::default()).expect("the outputs agree");
+    let [warning] = &lowered.warnings[..] else {
+        panic!("{:?}", lowered.warnings);
+    };
+    assert!(
+        warning.contains("the archive disagrees with itself: node `relu` (`torch.ops.aten.relu.default` at testdata/generate.py:")
+            && warning.contains("computes tensor<2x8xf32> for `relu`, but the archive records tensor<8x2xf32>"),
+        "{warning}"
+    );
+    assert!(lower_fixture("mlp.pt2").warnings.is_empty());
+
+    // The output `linear_1` recorded as [3, 2]: an error naming the node and both types.
+    let out = r#""linear_1": {"dtype": 7, "sizes": [{"as_int": 2}, {"as_int": 3}]"#;
+    let archive = mlp_edited(
+        "mlp_out.pt2",
+        &[(
+            out,
+            &out.replace("2}, {\"as_int\": 3", "3}, {\"as_int\": 2"),
+        )],
+    );
+    let error = lower(&archive, &LowerOptions::default()).unwrap_err();
+    let message = format!(
+        "{error} {:?}",
+        miette::Diagnostic::help(&error).map(|h| h.to_string())
+    );
+    assert!(
+        matches!(error, tpuc_lower::LowerError::InconsistentArchive { .. })
+            && message.contains("node `linear_1`")
+            && message.contains(
+                "computes tensor<2x3xf32> for `linear_1`, but the archive records tensor<3x2xf32>"
+            )
+            && message.contains("is an output of the program")
+            && !message.contains("bug in tpuc"),
+        "{message}"
+    );
 }
 
 #[test]
