@@ -83,9 +83,17 @@ def extra_dtype(opinfo, kind: str) -> torch.dtype | None:
     return next((d for d in candidates if d in supported), None)
 
 
+# OpInfos whose `aten_name` is not the ATen op their samples call.
+ATEN_NAMES = {"nn.functional.pad": "pad"}
+
+
 def covered() -> list:
     names = registered_names() - NONDETERMINISTIC
-    ops = [o for o in op_db if (o.aten_name or o.name) in names and o.supports_out is not None]
+    ops = [
+        o
+        for o in op_db
+        if ATEN_NAMES.get(o.aten_name, o.aten_name or o.name) in names and o.supports_out is not None
+    ]
     return sorted(ops, key=lambda o: (o.name, o.variant_test_name))
 
 

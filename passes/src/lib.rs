@@ -27,7 +27,7 @@ pub mod rewrite;
 pub mod sharding;
 mod spec;
 
-pub use chlo::has_chlo;
+pub use chlo::{has_chlo, legalize_chlo};
 pub use error::PassError;
 pub use fusion::{Kernel, KernelLibrary, composite_counts, names as composite_names};
 pub use kv_dtype::KvDtype;

@@ -62,7 +62,7 @@ impl ProgramSource {
     /// front end's warnings.
     pub fn program(&self, options: &LowerOptions) -> Result<tpuc_lower::Lowered> {
         match self {
-            Self::Archive(archive) => Ok(tpuc_lower::lower(archive, options)?),
+            Self::Archive(archive) => lower_archive(archive, options),
             Self::Text { path, text } => Ok(tpuc_lower::Lowered {
                 program: parse(path, text)?,
                 dims: BTreeMap::new(),
@@ -172,6 +172,17 @@ fn strip_metadata(value: &mut serde_json::Value) {
         serde_json::Value::Array(items) => items.iter_mut().for_each(strip_metadata),
         _ => {}
     }
+}
+
+/// The archive's program lowered, the CHLO ops the lowering emits (`acos`, `sinh`, ...)
+/// rewritten into StableHLO, so every pass sees StableHLO.
+pub(crate) fn lower_archive(
+    archive: &Archive,
+    options: &LowerOptions,
+) -> Result<tpuc_lower::Lowered> {
+    let mut lowered = tpuc_lower::lower(archive, options)?;
+    tpuc_passes::legalize_chlo(&mut lowered.program.module);
+    Ok(lowered)
 }
 
 #[cfg(test)]

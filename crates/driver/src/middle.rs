@@ -65,7 +65,7 @@ pub fn build_dynamic(archive: &Archive, options: &Options) -> Result<(Program, P
     let lower_at = |dims: &BTreeMap<String, i64>| -> Result<(tpuc_lower::Lowered, PipelineReport)> {
         let mut lower = options.lower.clone();
         lower.dims.extend(dims.clone());
-        let mut lowered = tpuc_lower::lower(archive, &lower)?;
+        let mut lowered = crate::frontend::lower_archive(archive, &lower)?;
         let report = spec.run(&mut lowered.program, &options.run)?;
         Ok((lowered, report))
     };

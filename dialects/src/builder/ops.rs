@@ -12,7 +12,7 @@ use crate::dense::DenseElements;
 use crate::error::{IrError, Result};
 use crate::function::{Function, Value};
 use crate::infer::{self, OpSig};
-use crate::op::{BinaryOp, OpKind, UnaryOp};
+use crate::op::{BinaryOp, ChloUnaryOp, OpKind, UnaryOp};
 use crate::types::{ElementType, TensorType, Type};
 
 macro_rules! unary_methods {
@@ -46,6 +46,11 @@ impl<F: BorrowMut<Function>> Builder<F> {
 
     pub fn binary(&mut self, op: BinaryOp, lhs: Value, rhs: Value) -> Result<Value> {
         self.op1(OpKind::Binary(op), &[lhs, rhs], Vec::new(), None)
+    }
+
+    /// A CHLO op of one operand (`chlo-legalize` rewrites it into StableHLO).
+    pub fn chlo_unary(&mut self, op: ChloUnaryOp, operand: Value) -> Result<Value> {
+        self.op1(OpKind::ChloUnary(op), &[operand], Vec::new(), None)
     }
 
     unary_methods!(

@@ -37,13 +37,18 @@ impl Pass for ChloLegalize {
     }
 
     fn run(&self, program: &mut Program, _: &mut PassContext) -> Result<(), PassError> {
-        let module = &mut program.module;
-        for function in &mut module.functions {
-            for op in function.walk() {
-                legalize(function, op);
-            }
-        }
+        legalize_chlo(&mut program.module);
         Ok(())
+    }
+}
+
+/// Rewrites the module's CHLO ops into StableHLO where the pass can (the front end's own CHLO
+/// ops, before any pass sees the program).
+pub fn legalize_chlo(module: &mut Module) {
+    for function in &mut module.functions {
+        for op in function.walk() {
+            legalize(function, op);
+        }
     }
 }
 

@@ -797,7 +797,7 @@ fn reciprocal(cx: &mut Cx<'_>, args: &Args<'_>) -> OpResult<Vec<Val>> {
 
 /// Runs `body` in float32 for narrower float types (as torch's CPU kernels compute them), and
 /// converts the result back.
-fn in_f32(
+pub(super) fn in_f32(
     b: &mut FunctionBuilder,
     x: Value,
     body: impl FnOnce(&mut FunctionBuilder, Value) -> OpResult<Value>,

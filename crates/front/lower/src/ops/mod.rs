@@ -15,6 +15,7 @@ mod embedding_bag;
 mod grid;
 mod indexing;
 mod inplace;
+mod inverse_trig;
 mod loss;
 mod matmul;
 mod noop;
@@ -59,6 +60,7 @@ pub(crate) const FAMILIES: &[&[OpDef]] = &[
     elementwise::OPS,
     grid::OPS,
     indexing::OPS,
+    inverse_trig::OPS,
     loss::OPS,
     matmul::OPS,
     noop::OPS,
