@@ -1851,5 +1851,48 @@ def case_recurrent2(gen: torch.Generator) -> Case:
 
 CASES["recurrent2"] = case_recurrent2
 
+
+class CoreBackward(nn.Module):
+    """Core ATen ops joint graphs and decompositions leave, called as ops: the backward of
+    layer norm, group norm, average pooling (with ceil mode and padding), adaptive average
+    pooling and embeddings (padding row, gradients scaled by frequency), and dropout's
+    functional form outside training."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.ln_w = nn.Parameter(torch.rand(6) + 0.5)
+        self.ln_b = nn.Parameter(torch.randn(6))
+        self.gn_w = nn.Parameter(torch.rand(4) + 0.5)
+        self.gn_b = nn.Parameter(torch.randn(4))
+
+    def forward(
+        self, x: torch.Tensor, g: torch.Tensor, img: torch.Tensor, gimg: torch.Tensor, ids: torch.Tensor
+    ) -> tuple[torch.Tensor, ...]:
+        aten = torch.ops.aten
+        _, mean, rstd = aten.native_layer_norm(x, [6], self.ln_w, self.ln_b, 1e-5)
+        dx, dw, db = aten.native_layer_norm_backward(
+            g, x, [6], mean, rstd, self.ln_w, self.ln_b, [True, True, True]
+        )
+        _, gmean, grstd = aten.native_group_norm(img, self.gn_w, self.gn_b, 2, 4, 25, 2, 1e-5)
+        gx, gw, gb = aten.native_group_norm_backward(
+            gimg, img, gmean, grstd, self.gn_w, 2, 4, 25, 2, [True, True, True]
+        )
+        pooled = aten.avg_pool2d(img, [3, 3], [2, 2], [1, 1], True, False)
+        dpool = aten.avg_pool2d_backward(pooled * 2.0, img, [3, 3], [2, 2], [1, 1], True, False, None)
+        dadaptive = aten._adaptive_avg_pool2d_backward(gimg[:, :, :3, :2], img)
+        demb = aten.embedding_dense_backward(g.reshape(3, 2, 3), ids, 7, 2, True)
+        kept, mask = aten.native_dropout(x, 0.5, False)
+        return dx, dw, db, gx, gw, gb, dpool, dadaptive, demb, kept * mask
+
+
+def case_core_backward(gen: torch.Generator) -> Case:
+    x, g = randn(gen, 3, 6), randn(gen, 3, 6)
+    img, gimg = randn(gen, 2, 4, 5, 5), randn(gen, 2, 4, 5, 5)
+    ids = torch.tensor([[0, 2], [5, 0], [6, 2]])
+    return Case(CoreBackward(), [(x, g, img, gimg, ids)])
+
+
+CASES["core_backward"] = case_core_backward
+
 if __name__ == "__main__":
     sys.exit(main())

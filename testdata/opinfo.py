@@ -84,7 +84,11 @@ def extra_dtype(opinfo, kind: str) -> torch.dtype | None:
 
 
 # OpInfos whose `aten_name` is not the ATen op their samples call.
-ATEN_NAMES = {"nn.functional.pad": "pad"}
+ATEN_NAMES = {
+    "nn.functional.pad": "pad",
+    "cdist": "_cdist_forward",
+    "nn.functional.pdist": "_pdist_forward",
+}
 
 
 def covered() -> list:

@@ -1,6 +1,7 @@
-//! Adaptive average pooling (2-d and 3-d). Output cell `o` of a dimension of size `S` pooled to
-//! `O` averages input `[⌊o·S/O⌋, ⌈(o+1)·S/O⌉)`. When `O` divides `S` that is a plain window;
-//! otherwise each pooled dimension is a product with its `[S, O]` averaging matrix.
+//! Adaptive average pooling (2-d and 3-d) and its 2-d gradient. Output cell `o` of a dimension
+//! of size `S` pooled to `O` averages input `[⌊o·S/O⌋, ⌈(o+1)·S/O⌉)`. When `O` divides `S` that
+//! is a plain window; otherwise each pooled dimension is a product with its `[S, O]` averaging
+//! matrix, and the gradient is the product with the same matrix the other way.
 
 use tpuc_ir::{BinaryOp, DenseElements, DotDims, FunctionBuilder, Value, WindowAttrs};
 
@@ -30,6 +31,10 @@ pub(super) const OPS: &[OpDef] = &[
     aten(
         "_adaptive_avg_pool3d(Tensor self, SymInt[3] output_size) -> Tensor",
         adaptive_avg_pool,
+    ),
+    aten(
+        "_adaptive_avg_pool2d_backward(Tensor grad_output, Tensor self) -> Tensor",
+        adaptive_avg_pool_backward,
     ),
 ];
 
@@ -106,6 +111,33 @@ fn adaptive_avg_pool(cx: &mut Cx<'_>, args: &Args<'_>) -> OpResult<Vec<Val>> {
             rhs_batching: Vec::new(),
             lhs_contracting: vec![lead as i64],
             rhs_contracting: vec![0],
+        };
+        v = support::dot(b, v, matrix, dims)?;
+    }
+    one(v)
+}
+
+/// The input gradient: each pooled dimension of `grad_output` spread back over the input
+/// range of each output cell (`1/len` each), one product per dimension.
+fn adaptive_avg_pool_backward(cx: &mut Cx<'_>, args: &Args<'_>) -> OpResult<Vec<Val>> {
+    let g = args.tensor("grad_output")?;
+    let x = args.tensor("self")?;
+    let b = &mut *cx.b;
+    let (shape, g_shape) = (support::shape(b, x)?, support::shape(b, g)?);
+    let r = shape.len();
+    if r < 3 || g_shape.len() != r {
+        bail!("adaptive pooling gradient of shape {g_shape:?} for an input of shape {shape:?}");
+    }
+    let lead = r - 2;
+    let dtype = support::dtype(b, g)?;
+    let mut v = g;
+    for (&size, &out) in shape[lead..].iter().zip(&g_shape[lead..]) {
+        let matrix = averaging_matrix(b, dtype, size, out)?;
+        let dims = DotDims {
+            lhs_batching: Vec::new(),
+            rhs_batching: Vec::new(),
+            lhs_contracting: vec![lead as i64],
+            rhs_contracting: vec![1],
         };
         v = support::dot(b, v, matrix, dims)?;
     }

@@ -1,5 +1,6 @@
 //! The explicit backward ops joint graphs (`_export_forward_backward`) keep:
-//! `convolution_backward` and `max_pool2d_with_indices_backward`.
+//! `convolution_backward`, `max_pool2d_with_indices_backward` and
+//! `embedding_dense_backward` (the pooling and normalisation ones sit with their forward).
 
 use tpuc_ir::{BinaryOp, ScatterDims};
 use tpuc_pt2::DType;
@@ -25,6 +26,11 @@ pub(super) const OPS: &[OpDef] = &[
         "max_pool2d_with_indices_backward(Tensor grad_output, Tensor self, int[2] kernel_size, \
          int[2] stride, int[2] padding, int[2] dilation, bool ceil_mode, Tensor indices) -> Tensor",
         max_pool_backward,
+    ),
+    aten(
+        "embedding_dense_backward(Tensor grad_output, Tensor indices, SymInt num_weights, \
+         SymInt padding_idx, bool scale_grad_by_freq) -> Tensor",
+        embedding_dense_backward,
     ),
 ];
 
@@ -101,4 +107,57 @@ fn max_pool_backward(cx: &mut Cx<'_>, args: &Args<'_>) -> OpResult<Vec<Val>> {
         Ok(vec![b.add(a[0], a[1])?])
     })?;
     Ok(vec![Val::Tensor(support::reshape(b, summed[0], &shape)?)])
+}
+
+/// The weight gradient of an embedding: each looked-up row's gradient added into its row,
+/// nothing for `padding_idx`, divided by how often the row was looked up when
+/// `scale_grad_by_freq`.
+fn embedding_dense_backward(cx: &mut Cx<'_>, args: &Args<'_>) -> OpResult<Vec<Val>> {
+    let g = args.tensor("grad_output")?;
+    let indices = args.tensor("indices")?;
+    let rows = args.int("num_weights")?;
+    let padding = args.int("padding_idx")?;
+    let scale = args.bool("scale_grad_by_freq")?;
+    let b = &mut *cx.b;
+    let (g_shape, i_shape) = (support::shape(b, g)?, support::shape(b, indices)?);
+    let lookups = support::numel(&i_shape);
+    let width = *g_shape.last().unwrap_or(&1);
+    if g_shape[..g_shape.len().saturating_sub(1)] != i_shape[..] {
+        bail!("embedding gradient of shape {g_shape:?} for indices of shape {i_shape:?}");
+    }
+    let dtype = support::dtype(b, g)?;
+    let mut g = support::reshape(b, g, &[lookups, width])?;
+    let index = support::convert(b, indices, DType::I64)?;
+    let index = support::reshape(b, index, &[lookups])?;
+    let scatter = |b: &mut tpuc_ir::FunctionBuilder, updates: tpuc_ir::Value, width: i64| {
+        let zeros = support::zeros(b, support::dtype(b, updates)?, &[rows, width])?;
+        let columns = support::reshape(b, index, &[lookups, 1])?;
+        let dims = ScatterDims {
+            update_window_dims: vec![1],
+            inserted_window_dims: vec![0],
+            scatter_dims_to_operand_dims: vec![0],
+            index_vector_dim: 1,
+            ..ScatterDims::default()
+        };
+        let summed = b.scatter(&[zeros], columns, &[updates], dims, false, false, |b, a| {
+            Ok(vec![b.add(a[0], a[1])?])
+        })?;
+        OpResult::Ok(summed[0])
+    };
+    if padding >= 0 {
+        let padding = support::like(b, index, crate::promote::Scalar::Int(padding))?;
+        let kept = b.compare(tpuc_ir::ComparisonDirection::Ne, index, padding)?;
+        let kept = support::broadcast_in_dim(b, kept, &[0], &[lookups, width])?;
+        let zero = support::zeros(b, dtype, &[lookups, width])?;
+        g = b.select(kept, g, zero)?;
+    }
+    if scale {
+        let ones = support::splat(b, dtype, &[lookups, 1], crate::promote::Scalar::Int(1))?;
+        let counts = scatter(b, ones, 1)?;
+        let counts = support::reshape(b, counts, &[rows])?;
+        let per_lookup = super::indexing::gather_along(b, counts, 0, index)?;
+        let per_lookup = support::broadcast_in_dim(b, per_lookup, &[0], &[lookups, width])?;
+        g = b.divide(g, per_lookup)?;
+    }
+    Ok(vec![Val::Tensor(scatter(b, g, width)?)])
 }

@@ -45,6 +45,11 @@ pub(super) const OPS: &[OpDef] = &[
         zeros
     ),
     factory!(
+        "empty_strided(SymInt[] size, SymInt[] stride, ",
+        ") -> Tensor",
+        zeros
+    ),
+    factory!(
         "empty_permuted(SymInt[] size, int[] physical_layout, ",
         ") -> Tensor",
         zeros

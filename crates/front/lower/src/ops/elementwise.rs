@@ -260,6 +260,11 @@ pub(super) const OPS: &[OpDef] = &[
     aten("max.other(Tensor self, Tensor other) -> Tensor", maximum),
     aten("min.other(Tensor self, Tensor other) -> Tensor", minimum),
     aten("atan2(Tensor self, Tensor other) -> Tensor", atan2),
+    // Core ATen lists the `out=` form; the result is written to `out` as its alias.
+    aten(
+        "atan2.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)",
+        atan2,
+    ),
     aten("log2(Tensor self) -> Tensor", log2),
     aten("log10(Tensor self) -> Tensor", log10),
     aten("exp2(Tensor self) -> Tensor", exp2),

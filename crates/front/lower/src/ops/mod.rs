@@ -9,6 +9,7 @@ mod collective;
 mod control;
 mod conv;
 mod creation;
+mod distance;
 mod einsum;
 mod elementwise;
 mod embedding_bag;
@@ -17,9 +18,11 @@ mod indexing;
 mod inplace;
 mod inverse_trig;
 mod loss;
+mod masked_scatter;
 mod matmul;
 mod noop;
 mod norm;
+mod norm_backward;
 mod pad;
 mod pool;
 mod reduction;
@@ -55,6 +58,7 @@ pub(crate) const FAMILIES: &[&[OpDef]] = &[
     control::OPS,
     conv::OPS,
     creation::OPS,
+    distance::OPS,
     einsum::OPS,
     embedding_bag::OPS,
     elementwise::OPS,
@@ -62,9 +66,11 @@ pub(crate) const FAMILIES: &[&[OpDef]] = &[
     indexing::OPS,
     inverse_trig::OPS,
     loss::OPS,
+    masked_scatter::OPS,
     matmul::OPS,
     noop::OPS,
     norm::OPS,
+    norm_backward::OPS,
     pad::OPS,
     pool::OPS,
     reduction::OPS,

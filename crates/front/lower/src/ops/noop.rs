@@ -1,12 +1,16 @@
 //! Ops that change nothing in a functional, inference-only program: copies, aliases, metadata
 //! assertions, inference-mode dropout.
 
+use tpuc_pt2::DType;
+
 use super::one;
 use crate::args::Args;
 use crate::cx::Cx;
 use crate::env::Val;
 use crate::error::{OpError, OpResult};
 use crate::op_def::{OpDef, aten};
+use crate::promote::Scalar;
+use crate::support;
 
 pub(super) const OPS: &[OpDef] = &[
     aten(
@@ -43,6 +47,10 @@ pub(super) const OPS: &[OpDef] = &[
         "dropout(Tensor input, float p, bool train) -> Tensor",
         dropout,
     ),
+    aten(
+        "native_dropout(Tensor input, float p, bool? train) -> (Tensor, Tensor)",
+        native_dropout,
+    ),
 ];
 
 fn nothing(_: &mut Cx<'_>, _: &Args<'_>) -> OpResult<Vec<Val>> {
@@ -53,11 +61,29 @@ fn identity(_: &mut Cx<'_>, args: &Args<'_>) -> OpResult<Vec<Val>> {
     one(args.tensor("self")?)
 }
 
+fn training_dropout() -> OpError {
+    OpError::unsupported("dropout in training mode (call `model.eval()` before exporting)")
+}
+
 fn dropout(_: &mut Cx<'_>, args: &Args<'_>) -> OpResult<Vec<Val>> {
     if args.bool("train")? && args.float("p")? > 0.0 {
-        return Err(OpError::unsupported(
-            "dropout in training mode (call `model.eval()` before exporting)",
-        ));
+        return Err(training_dropout());
     }
     one(args.tensor("input")?)
+}
+
+/// The input and the mask of kept elements: all kept outside training (`train=False`) or with
+/// `p = 0`; a random mask (training with `0 < p`) is refused. `train=None` means training.
+fn native_dropout(cx: &mut Cx<'_>, args: &Args<'_>) -> OpResult<Vec<Val>> {
+    let x = args.tensor("input")?;
+    let training = match args.value_of(args.raw("train")?)? {
+        Val::None => true,
+        _ => args.bool("train")?,
+    };
+    if training && args.float("p")? > 0.0 {
+        return Err(training_dropout());
+    }
+    let shape = support::shape(cx.b, x)?;
+    let mask = support::splat(cx.b, DType::Bool, &shape, Scalar::Bool(true))?;
+    Ok(vec![Val::Tensor(x), Val::Tensor(mask)])
 }

@@ -1,4 +1,5 @@
-//! Pooling: max windows (with the indices of the maxima) and average windows.
+//! Pooling over the last 1, 2 or 3 dimensions: max windows (with the indices of the maxima)
+//! and average windows, and the average's gradient (`avg_pool2d_backward`).
 
 use tpuc_ir::{BinaryOp, FunctionBuilder, Value, WindowAttrs};
 use tpuc_pt2::DType;
@@ -16,19 +17,76 @@ use crate::support::{self, arg_extremum, reduce_init};
 
 pub(super) const OPS: &[OpDef] = &[
     aten(
+        "max_pool1d(Tensor self, int[1] kernel_size, int[1] stride=[], int[1] padding=0, int[1] dilation=1, bool ceil_mode=False) -> Tensor",
+        max_pool1d,
+    ),
+    aten(
         "max_pool2d(Tensor self, int[2] kernel_size, int[2] stride=[], int[2] padding=0, int[2] dilation=1, bool ceil_mode=False) -> Tensor",
-        max_pool,
+        max_pool2d,
+    ),
+    aten(
+        "max_pool3d(Tensor self, int[3] kernel_size, int[3] stride=[], int[3] padding=0, int[3] dilation=1, bool ceil_mode=False) -> Tensor",
+        max_pool3d,
+    ),
+    aten(
+        "max_pool1d_with_indices(Tensor self, int[1] kernel_size, int[1] stride=[], int[1] padding=0, int[1] dilation=1, bool ceil_mode=False) -> (Tensor, Tensor)",
+        max_pool1d_with_indices,
     ),
     aten(
         "max_pool2d_with_indices(Tensor self, int[2] kernel_size, int[2] stride=[], int[2] padding=0, int[2] dilation=1, bool ceil_mode=False) -> (Tensor, Tensor)",
-        max_pool_with_indices,
+        max_pool2d_with_indices,
+    ),
+    aten(
+        "max_pool3d_with_indices(Tensor self, int[3] kernel_size, int[3] stride=[], int[3] padding=0, int[3] dilation=1, bool ceil_mode=False) -> (Tensor, Tensor)",
+        max_pool3d_with_indices,
+    ),
+    aten(
+        "avg_pool1d(Tensor self, int[1] kernel_size, int[1] stride=[], int[1] padding=0, bool ceil_mode=False, bool count_include_pad=True) -> Tensor",
+        avg_pool1d,
     ),
     aten(
         "avg_pool2d(Tensor self, int[2] kernel_size, int[2] stride=[], int[2] padding=0, bool ceil_mode=False, bool count_include_pad=True, int? divisor_override=None) -> Tensor",
-        avg_pool,
+        avg_pool2d,
+    ),
+    aten(
+        "avg_pool3d(Tensor self, int[3] kernel_size, int[3] stride=[], int[3] padding=0, bool ceil_mode=False, bool count_include_pad=True, int? divisor_override=None) -> Tensor",
+        avg_pool3d,
+    ),
+    aten(
+        "avg_pool2d_backward(Tensor grad_output, Tensor self, int[2] kernel_size, int[2] stride, int[2] padding, bool ceil_mode, bool count_include_pad, int? divisor_override) -> Tensor",
+        avg_pool2d_backward,
     ),
 ];
 
+fn max_pool1d(cx: &mut Cx<'_>, args: &Args<'_>) -> OpResult<Vec<Val>> {
+    max_pool(cx, args, 1)
+}
+fn max_pool2d(cx: &mut Cx<'_>, args: &Args<'_>) -> OpResult<Vec<Val>> {
+    max_pool(cx, args, 2)
+}
+fn max_pool3d(cx: &mut Cx<'_>, args: &Args<'_>) -> OpResult<Vec<Val>> {
+    max_pool(cx, args, 3)
+}
+fn max_pool1d_with_indices(cx: &mut Cx<'_>, args: &Args<'_>) -> OpResult<Vec<Val>> {
+    max_pool_with_indices(cx, args, 1)
+}
+fn max_pool2d_with_indices(cx: &mut Cx<'_>, args: &Args<'_>) -> OpResult<Vec<Val>> {
+    max_pool_with_indices(cx, args, 2)
+}
+fn max_pool3d_with_indices(cx: &mut Cx<'_>, args: &Args<'_>) -> OpResult<Vec<Val>> {
+    max_pool_with_indices(cx, args, 3)
+}
+fn avg_pool1d(cx: &mut Cx<'_>, args: &Args<'_>) -> OpResult<Vec<Val>> {
+    avg_pool(cx, args, 1)
+}
+fn avg_pool2d(cx: &mut Cx<'_>, args: &Args<'_>) -> OpResult<Vec<Val>> {
+    avg_pool(cx, args, 2)
+}
+fn avg_pool3d(cx: &mut Cx<'_>, args: &Args<'_>) -> OpResult<Vec<Val>> {
+    avg_pool(cx, args, 3)
+}
+
+/// A window over the last `kernel.len()` dimensions.
 struct Window {
     kernel: Vec<i64>,
     stride: Vec<i64>,
@@ -37,36 +95,44 @@ struct Window {
     ceil_mode: bool,
 }
 
-fn window_args(args: &Args<'_>) -> OpResult<Window> {
+/// The window of an op pooling `n` dimensions (a single value stands for all `n`).
+fn window_args(args: &Args<'_>, n: usize) -> OpResult<Window> {
     let kernel = args.ints("kernel_size")?;
     let stride = match args.ints("stride")? {
         s if s.is_empty() => kernel.clone(),
         s => s,
     };
-    let two = |v: Vec<i64>| if v.len() == 1 { vec![v[0]; 2] } else { v };
+    let each = |name: &str, v: Vec<i64>| -> OpResult<Vec<i64>> {
+        match v.len() {
+            1 => Ok(vec![v[0]; n]),
+            len if len == n => Ok(v),
+            len => bail!("`{name}` has {len} values for {n} pooled dimensions"),
+        }
+    };
     let dilation = if args.raw("dilation").is_ok() {
-        two(args.ints("dilation")?)
+        each("dilation", args.ints("dilation")?)?
     } else {
-        vec![1, 1]
+        vec![1; n]
     };
     Ok(Window {
-        kernel: two(kernel),
-        stride: two(stride),
-        padding: two(args.ints("padding")?),
+        kernel: each("kernel_size", kernel)?,
+        stride: each("stride", stride)?,
+        padding: each("padding", args.ints("padding")?)?,
         dilation,
         ceil_mode: args.bool("ceil_mode")?,
     })
 }
 
-/// `reduce_window` attributes over the two trailing dimensions of a rank-`rank` tensor.
+/// `reduce_window` attributes over the window's trailing dimensions of `shape`.
 fn window_attrs(window: &Window, shape: &[i64]) -> OpResult<WindowAttrs> {
     let rank = shape.len();
-    if rank < 3 {
-        bail!("pooling needs a [N, C, H, W] or [C, H, W] input, got {shape:?}");
+    let n = window.kernel.len();
+    if rank < n + 1 {
+        bail!("pooling {n} dimensions needs a batched or channels-first input, got {shape:?}");
     }
-    let lead = rank - 2;
+    let lead = rank - n;
     let mut padding = vec![(0, 0); rank];
-    for i in 0..2 {
+    for i in 0..n {
         let size = shape[lead + i];
         let (k, s, p, d) = (
             window.kernel[i],
@@ -105,9 +171,9 @@ fn window_attrs(window: &Window, shape: &[i64]) -> OpResult<WindowAttrs> {
     })
 }
 
-fn max_pool(cx: &mut Cx<'_>, args: &Args<'_>) -> OpResult<Vec<Val>> {
+fn max_pool(cx: &mut Cx<'_>, args: &Args<'_>, n: usize) -> OpResult<Vec<Val>> {
     let x = args.tensor("self")?;
-    let window = window_args(args)?;
+    let window = window_args(args, n)?;
     let b = &mut *cx.b;
     let shape = support::shape(b, x)?;
     let attrs = window_attrs(&window, &shape)?;
@@ -121,27 +187,28 @@ fn max_pool(cx: &mut Cx<'_>, args: &Args<'_>) -> OpResult<Vec<Val>> {
     one(out[0])
 }
 
-/// The maxima and, when used, their flat indices into each `H x W` plane of the input (the
-/// first maximum of a window, the last NaN, as torch's kernel).
-fn max_pool_with_indices(cx: &mut Cx<'_>, args: &Args<'_>) -> OpResult<Vec<Val>> {
+/// The maxima and, when used, their flat indices into each pooled plane (`H x W`, or
+/// `D x H x W`) of the input (the first maximum of a window, the last NaN, as torch's kernel).
+fn max_pool_with_indices(cx: &mut Cx<'_>, args: &Args<'_>, n: usize) -> OpResult<Vec<Val>> {
     if !cx.used(1) {
-        let values = max_pool(cx, args)?;
+        let values = max_pool(cx, args, n)?;
         return Ok(vec![values[0].clone(), Val::None]);
     }
     let x = args.tensor("self")?;
-    let window = window_args(args)?;
+    let window = window_args(args, n)?;
     let b = &mut *cx.b;
     let shape = support::shape(b, x)?;
     let attrs = window_attrs(&window, &shape)?;
     let element = support::element(b, x)?;
     let rank = shape.len();
-    let plane = [shape[rank - 2], shape[rank - 1]];
+    let plane = &shape[rank - n..];
     let flat = b.iota(
-        support::tensor_type(element_type(DType::I64)?, &[plane[0] * plane[1]]),
+        support::tensor_type(element_type(DType::I64)?, &[plane.iter().product()]),
         0,
     )?;
-    let flat = support::reshape(b, flat, &plane)?;
-    let indices = support::broadcast_in_dim(b, flat, &[rank as i64 - 2, rank as i64 - 1], &shape)?;
+    let flat = support::reshape(b, flat, plane)?;
+    let pooled: Vec<i64> = (rank - n..rank).map(|d| d as i64).collect();
+    let indices = support::broadcast_in_dim(b, flat, &pooled, &shape)?;
     let init_value = reduce_init(b, BinaryOp::Maximum, element)?;
     // Padding takes the largest index, so any input element wins a tie with it.
     let init_index = support::splat(b, DType::I64, &[], Scalar::Int(i64::MAX))?;
@@ -152,43 +219,112 @@ fn max_pool_with_indices(cx: &mut Cx<'_>, args: &Args<'_>) -> OpResult<Vec<Val>>
     Ok(vec![Val::Tensor(out[0]), Val::Tensor(out[1])])
 }
 
-fn avg_pool(cx: &mut Cx<'_>, args: &Args<'_>) -> OpResult<Vec<Val>> {
+/// An average pool's window and what divides each window's sum.
+struct Average {
+    window: Window,
+    count_include_pad: bool,
+    divisor_override: Option<i64>,
+}
+
+fn average_args(args: &Args<'_>, n: usize) -> OpResult<Average> {
+    Ok(Average {
+        window: Window {
+            dilation: vec![1; n],
+            ..window_args(args, n)?
+        },
+        count_include_pad: args.bool("count_include_pad")?,
+        divisor_override: if args.raw("divisor_override").is_ok() {
+            args.opt_int("divisor_override")?
+        } else {
+            None
+        },
+    })
+}
+
+impl Average {
+    /// `sums` (one per output window of an input of `shape`) divided by torch's divisors.
+    fn divide(&self, b: &mut FunctionBuilder, sums: Value, shape: &[i64]) -> OpResult<Value> {
+        let window = &self.window;
+        let uniform =
+            !window.ceil_mode && (self.count_include_pad || window.padding.iter().all(|&p| p == 0));
+        Ok(match self.divisor_override {
+            Some(n) => divided_by(b, sums, n)?,
+            None if uniform => divided_by(b, sums, window.kernel.iter().product())?,
+            None => {
+                let counts = window_counts(b, window, shape, self.count_include_pad)?;
+                let counts = support::convert(b, counts, support::dtype(b, sums)?)?;
+                let out_shape = support::shape(b, sums)?;
+                let r = out_shape.len() as i64;
+                let n = window.kernel.len() as i64;
+                let pooled: Vec<i64> = (r - n..r).collect();
+                let counts = support::broadcast_in_dim(b, counts, &pooled, &out_shape)?;
+                b.divide(sums, counts)?
+            }
+        })
+    }
+}
+
+fn avg_pool(cx: &mut Cx<'_>, args: &Args<'_>, n: usize) -> OpResult<Vec<Val>> {
     let x = args.tensor("self")?;
-    let window = Window {
-        dilation: vec![1, 1],
-        ..window_args(args)?
-    };
-    let divisor = args.opt_int("divisor_override")?;
-    let count_include_pad = args.bool("count_include_pad")?;
+    let average = average_args(args, n)?;
     let b = &mut *cx.b;
     let shape = support::shape(b, x)?;
-    let attrs = window_attrs(&window, &shape)?;
+    let attrs = window_attrs(&average.window, &shape)?;
     // Half types sum in float32 and round once, as torch's kernel.
     let dtype = support::dtype(b, x)?;
     let x = support::convert(b, x, compute_dtype(dtype))?;
     let element = support::element(b, x)?;
     let init = reduce_init(b, BinaryOp::Add, element)?;
     let sums = b.reduce_window(&[x], &[init], attrs, |b, a| Ok(vec![b.add(a[0], a[1])?]))?;
-    let uniform =
-        !window.ceil_mode && (count_include_pad || window.padding.iter().all(|&p| p == 0));
-    let average = match divisor {
-        Some(n) => divided_by(b, sums[0], n)?,
-        None if uniform => divided_by(b, sums[0], window.kernel.iter().product())?,
-        None => {
-            let counts = window_counts(b, &window, &shape, count_include_pad)?;
-            let counts = support::convert(b, counts, support::dtype(b, x)?)?;
-            let out_shape = support::shape(b, sums[0])?;
-            let r = out_shape.len() as i64;
-            let counts = support::broadcast_in_dim(b, counts, &[r - 2, r - 1], &out_shape)?;
-            b.divide(sums[0], counts)?
-        }
-    };
-    one(support::convert(b, average, dtype)?)
+    let means = average.divide(b, sums[0], &shape)?;
+    one(support::convert(b, means, dtype)?)
 }
 
-/// torch's divisor of each output window, `[OH, OW]`: the elements of the window inside the
-/// input (`count_include_pad=False`) or inside the input and its explicit padding (the extra
-/// windows of `ceil_mode` reach past both).
+/// The input gradient of an average pool: each window's gradient divided as its sum was, then
+/// added over the window's inputs — the window sum transposed: the gradient spread by the
+/// stride (interior padding), edged so that every input sees the windows covering it, summed
+/// over windows of the kernel's size.
+fn avg_pool2d_backward(cx: &mut Cx<'_>, args: &Args<'_>) -> OpResult<Vec<Val>> {
+    let g = args.tensor("grad_output")?;
+    let x = args.tensor("self")?;
+    let average = average_args(args, 2)?;
+    let b = &mut *cx.b;
+    let shape = support::shape(b, x)?;
+    let g_shape = support::shape(b, g)?;
+    let r = shape.len();
+    if r < 3 || g_shape.len() != r {
+        bail!("average-pool gradient of shape {g_shape:?} for an input of shape {shape:?}");
+    }
+    let dtype = support::dtype(b, g)?;
+    let g = support::convert(b, g, compute_dtype(dtype))?;
+    let g = average.divide(b, g, &shape)?;
+    let window = &average.window;
+    let (mut low, mut high, mut interior) = (vec![0; r], vec![0; r], vec![0; r]);
+    for i in 0..2 {
+        let d = r - 2 + i;
+        let (k, s, p) = (window.kernel[i], window.stride[i], window.padding[i]);
+        interior[d] = s - 1;
+        low[d] = k - 1 - p;
+        high[d] = shape[d] + k - 1 - low[d] - ((g_shape[d] - 1) * s + 1);
+    }
+    let zero = support::splat(b, support::dtype(b, g)?, &[], Scalar::Int(0))?;
+    let spread = b.pad(g, zero, &low, &high, &interior)?;
+    let ones = vec![1; r - 2];
+    let attrs = WindowAttrs {
+        window_dimensions: [ones.clone(), window.kernel.clone()].concat(),
+        ..WindowAttrs::default()
+    };
+    let element = support::element(b, spread)?;
+    let init = reduce_init(b, BinaryOp::Add, element)?;
+    let sums = b.reduce_window(&[spread], &[init], attrs, |b, a| {
+        Ok(vec![b.add(a[0], a[1])?])
+    })?;
+    one(support::convert(b, sums[0], dtype)?)
+}
+
+/// torch's divisor of each output window, `[OH, OW]` (or `[OD, OH, OW]`): the elements of the
+/// window inside the input (`count_include_pad=False`) or inside the input and its explicit
+/// padding (the extra windows of `ceil_mode` reach past both).
 fn window_counts(
     b: &mut FunctionBuilder,
     window: &Window,
@@ -196,18 +332,21 @@ fn window_counts(
     count_include_pad: bool,
 ) -> OpResult<Value> {
     let r = shape.len();
-    let (mut plane, mut counted) = ([1, shape[r - 2], shape[r - 1]], window.padding.clone());
+    let n = window.kernel.len();
+    let mut plane = [&[1], &shape[r - n..]].concat();
+    let mut counted = window.padding.clone();
     if count_include_pad {
         // Ones over the input and its explicit padding; only the ceil-mode overhang is zero.
-        plane[1] += 2 * window.padding[0];
-        plane[2] += 2 * window.padding[1];
-        counted = vec![0, 0];
+        for (size, pad) in plane[1..].iter_mut().zip(&window.padding) {
+            *size += 2 * pad;
+        }
+        counted = vec![0; n];
     }
     let inner = Window {
         kernel: window.kernel.clone(),
         stride: window.stride.clone(),
         padding: counted,
-        dilation: vec![1, 1],
+        dilation: vec![1; n],
         ceil_mode: false,
     };
     let mut attrs = window_attrs(&inner, &plane)?;
@@ -215,12 +354,12 @@ fn window_counts(
     let real = window_attrs(window, shape)?;
     if !real.padding.is_empty() {
         let mut padding = if attrs.padding.is_empty() {
-            vec![(0, 0); 3]
+            vec![(0, 0); n + 1]
         } else {
             attrs.padding.clone()
         };
-        for i in 0..2 {
-            let (low, high) = real.padding[r - 2 + i];
+        for i in 0..n {
+            let (low, high) = real.padding[r - n + i];
             let extra = high - low;
             padding[1 + i].1 += extra;
         }

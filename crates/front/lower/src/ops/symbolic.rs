@@ -1,5 +1,6 @@
 //! SymInt arithmetic, evaluated at lowering time: sizes are specialised, so `sym_size` and the
-//! Python operators on its results are plain integers.
+//! Python operators on its results are plain integers. Strides and storage offsets are the
+//! ones torch recorded for the tensor (tpuc's values have no layout of their own).
 
 use crate::args::Args;
 use crate::cx::Cx;
@@ -11,6 +12,8 @@ use crate::support;
 pub(super) const OPS: &[OpDef] = &[
     aten("sym_size.int(Tensor self, int dim) -> SymInt", sym_size),
     aten("sym_numel(Tensor self) -> SymInt", sym_numel),
+    aten("sym_stride.int(Tensor self, int dim) -> SymInt", sym_stride),
+    aten("sym_storage_offset(Tensor self) -> SymInt", sym_storage_offset),
     target("_operator.add", add),
     target("_operator.sub", sub),
     target("_operator.mul", mul),
@@ -35,6 +38,29 @@ fn sym_size(cx: &mut Cx<'_>, args: &Args<'_>) -> OpResult<Vec<Val>> {
 fn sym_numel(cx: &mut Cx<'_>, args: &Args<'_>) -> OpResult<Vec<Val>> {
     let x = args.tensor("self")?;
     Ok(vec![Val::Int(support::numel(&support::shape(cx.b, x)?))])
+}
+
+/// Torch's metadata of the tensor argument `self`.
+fn self_meta<'g>(cx: &Cx<'g>, args: &Args<'_>) -> OpResult<&'g tpuc_pt2::schema::TensorMeta> {
+    let name = args
+        .raw("self")?
+        .as_tensor_name()
+        .ok_or_else(|| crate::error::OpError::new("`self` is not a tensor of the graph"))?;
+    cx.graph
+        .tensor_values
+        .get(name)
+        .ok_or_else(|| crate::error::OpError::new(format!("`{name}` has no tensor metadata")))
+}
+
+fn sym_stride(cx: &mut Cx<'_>, args: &Args<'_>) -> OpResult<Vec<Val>> {
+    let meta = self_meta(cx, args)?;
+    let dim = support::norm_dim(args.int("dim")?, meta.strides.len())?;
+    Ok(vec![Val::Int(cx.symbols().eval(&meta.strides[dim])?)])
+}
+
+fn sym_storage_offset(cx: &mut Cx<'_>, args: &Args<'_>) -> OpResult<Vec<Val>> {
+    let meta = self_meta(cx, args)?;
+    Ok(vec![Val::Int(cx.symbols().eval(&meta.storage_offset)?)])
 }
 
 fn int_arg(args: &Args<'_>, i: usize) -> OpResult<i64> {
