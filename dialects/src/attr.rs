@@ -41,6 +41,19 @@ keyword_enum!(
 );
 
 keyword_enum!(
+    /// `#stablehlo<fft_type ...>`: which Fourier transform `stablehlo.fft` computes. `FFT` and
+    /// `IFFT` go complex to complex, `RFFT` real to complex (the last dimension keeps
+    /// `n / 2 + 1` frequencies) and `IRFFT` back; the inverse ones divide by the transformed
+    /// size.
+    FftType {
+        Fft => "FFT",
+        Ifft => "IFFT",
+        Rfft => "RFFT",
+        Irfft => "IRFFT",
+    }
+);
+
+keyword_enum!(
     /// `#stablehlo<rng_algorithm ...>`
     RngAlgorithm {
         Default => "DEFAULT",

@@ -629,6 +629,104 @@ const CASES: &[Case] = &[
         build: |b, _| b.replica_id(),
         expect: Ok("tensor<ui32>"),
     },
+    Case {
+        name: "fft FFT keeps the complex type",
+        args: &["2x4xcomplex<f32>"],
+        build: |b, a| b.fft(a[0], FftType::Fft, &[4]),
+        expect: Ok("tensor<2x4xcomplex<f32>>"),
+    },
+    Case {
+        name: "fft IFFT of two dimensions",
+        args: &["3x2x4xcomplex<f32>"],
+        build: |b, a| b.fft(a[0], FftType::Ifft, &[2, 4]),
+        expect: Ok("tensor<3x2x4xcomplex<f32>>"),
+    },
+    Case {
+        name: "fft RFFT keeps half the last dimension",
+        args: &["2x3x4xf32"],
+        build: |b, a| b.fft(a[0], FftType::Rfft, &[3, 4]),
+        expect: Ok("tensor<2x3x3xcomplex<f32>>"),
+    },
+    Case {
+        name: "fft RFFT of f64 with a dynamic batch",
+        args: &["?x7xf64"],
+        build: |b, a| b.fft(a[0], FftType::Rfft, &[7]),
+        expect: Ok("tensor<?x4xcomplex<f64>>"),
+    },
+    Case {
+        name: "fft IRFFT restores the real length",
+        args: &["2x3xcomplex<f32>"],
+        build: |b, a| b.fft(a[0], FftType::Irfft, &[5]),
+        expect: Ok("tensor<2x5xf32>"),
+    },
+    Case {
+        name: "fft FFT of a real operand",
+        args: &["4xf32"],
+        build: |b, a| b.fft(a[0], FftType::Fft, &[4]),
+        expect: Err("FFT takes a complex operand, got f32"),
+    },
+    Case {
+        name: "fft IRFFT of a real operand",
+        args: &["4xf32"],
+        build: |b, a| b.fft(a[0], FftType::Irfft, &[6]),
+        expect: Err("IRFFT takes a complex operand, got f32"),
+    },
+    Case {
+        name: "fft RFFT of a complex operand",
+        args: &["4xcomplex<f32>"],
+        build: |b, a| b.fft(a[0], FftType::Rfft, &[4]),
+        expect: Err("RFFT takes an f32 or f64 operand, got complex<f32>"),
+    },
+    Case {
+        name: "fft RFFT of bf16",
+        args: &["4xbf16"],
+        build: |b, a| b.fft(a[0], FftType::Rfft, &[4]),
+        expect: Err("RFFT takes an f32 or f64 operand, got bf16"),
+    },
+    Case {
+        name: "fft without fft_length",
+        args: &["4xcomplex<f32>"],
+        build: |b, a| b.fft(a[0], FftType::Fft, &[]),
+        expect: Err("fft_length must have 1 to 3 entries, got 0"),
+    },
+    Case {
+        name: "fft of four dimensions",
+        args: &["2x2x2x2xcomplex<f32>"],
+        build: |b, a| b.fft(a[0], FftType::Fft, &[2, 2, 2, 2]),
+        expect: Err("fft_length must have 1 to 3 entries, got 4"),
+    },
+    Case {
+        name: "fft_length longer than the rank",
+        args: &["4xcomplex<f32>"],
+        build: |b, a| b.fft(a[0], FftType::Fft, &[2, 4]),
+        expect: Err("fft_length has 2 entries, more than the rank 1"),
+    },
+    Case {
+        name: "fft_length negative",
+        args: &["4xcomplex<f32>"],
+        build: |b, a| b.fft(a[0], FftType::Fft, &[-4]),
+        expect: Err("fft_length [-4] has a negative size"),
+    },
+    Case {
+        name: "fft FFT length differs from the operand",
+        args: &["2x4xcomplex<f32>"],
+        build: |b, a| b.fft(a[0], FftType::Fft, &[8]),
+        expect: Err("FFT needs the operand's last 1 dimension(s) [4] to equal fft_length [8]"),
+    },
+    Case {
+        name: "fft RFFT length differs from the operand",
+        args: &["2x4xf32"],
+        build: |b, a| b.fft(a[0], FftType::Rfft, &[2, 5]),
+        expect: Err(
+            "RFFT needs the operand's last 2 dimension(s) [2, 4] to equal fft_length [2, 5]",
+        ),
+    },
+    Case {
+        name: "fft IRFFT operand is not the half spectrum",
+        args: &["2x4xcomplex<f32>"],
+        build: |b, a| b.fft(a[0], FftType::Irfft, &[4]),
+        expect: Err("the last, which must be fft_length[-1] / 2 + 1 = 3"),
+    },
 ];
 
 #[test]

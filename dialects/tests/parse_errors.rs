@@ -165,8 +165,8 @@ fn cases() -> Vec<Case> {
         ),
         case(
             "StableHLO op tpuc does not model",
-            in_main("    %0 = \"stablehlo.fft\"(%arg0) : (tensor<4xf32>) -> tensor<4xf32>"),
-            "unsupported StableHLO op `stablehlo.fft`",
+            in_main("    %0 = \"stablehlo.cholesky\"(%arg0) : (tensor<4xf32>) -> tensor<4xf32>"),
+            "unsupported StableHLO op `stablehlo.cholesky`",
             3,
             10,
         ),

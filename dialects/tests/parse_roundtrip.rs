@@ -518,6 +518,34 @@ fn contractions() -> Function {
                 &[a[2], a[3], padding],
                 f32s(&[1, 4, 8, 8]),
             );
+            // The four Fourier transforms: real [2, 4, 5] <-> complex [2, 4, 3].
+            let complex = |shape: &[u64]| tensor(shape, ElementType::ComplexF32);
+            let spectrum = b.one(
+                OpKind::Fft {
+                    fft_type: FftType::Rfft,
+                    fft_length: vec![4, 5],
+                },
+                &[out],
+                complex(&[2, 4, 3]),
+            );
+            for fft_type in [FftType::Fft, FftType::Ifft] {
+                b.one(
+                    OpKind::Fft {
+                        fft_type,
+                        fft_length: vec![3],
+                    },
+                    &[spectrum],
+                    complex(&[2, 4, 3]),
+                );
+            }
+            b.one(
+                OpKind::Fft {
+                    fft_type: FftType::Irfft,
+                    fft_length: vec![2, 4, 5],
+                },
+                &[spectrum],
+                f32s(&[2, 4, 5]),
+            );
             vec![out]
         },
     )

@@ -453,6 +453,35 @@ const CASES: &[Case] = &[
         message: "sharding uses axis \"y\", which mesh `@mesh` lacks",
     },
     Case {
+        name: "fft RFFT declaring the full spectrum",
+        module: || {
+            main_with(|f, b, x| {
+                let kind = OpKind::Fft {
+                    fft_type: FftType::Rfft,
+                    fft_length: vec![4],
+                };
+                let complex = TensorType::of(&[4], ElementType::ComplexF32);
+                f.append_op(b, op(kind, vec![x], vec![complex.into()]));
+                ret(f, b, vec![x]);
+            })
+        },
+        message: "result 0 has type tensor<4xcomplex<f32>>, expected tensor<3xcomplex<f32>>",
+    },
+    Case {
+        name: "fft FFT of a real operand",
+        module: || {
+            main_with(|f, b, x| {
+                let kind = OpKind::Fft {
+                    fft_type: FftType::Fft,
+                    fft_length: vec![4],
+                };
+                f.append_op(b, op(kind, vec![x], vec![vec4()]));
+                ret(f, b, vec![x]);
+            })
+        },
+        message: "FFT takes a complex operand, got f32",
+    },
+    Case {
         name: "argument attributes out of step",
         module: || {
             let mut m = main_with(|f, b, x| ret(f, b, vec![x]));

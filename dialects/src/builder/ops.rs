@@ -5,7 +5,7 @@ use std::borrow::BorrowMut;
 use super::{Builder, CustomCallOptions, IntoShape, RegionBody};
 use crate::attr::{
     ChannelHandle, CollectiveAttrs, ComparisonDirection, ComparisonType, ConvAttrs, DotDims,
-    GatherDims, NamedAttrs, PrecisionConfig, RngAlgorithm, ScatterDims, TensorSharding,
+    FftType, GatherDims, NamedAttrs, PrecisionConfig, RngAlgorithm, ScatterDims, TensorSharding,
     WindowAttrs,
 };
 use crate::dense::DenseElements;
@@ -627,6 +627,17 @@ impl<F: BorrowMut<Function>> Builder<F> {
             feature_index,
         };
         self.op(kind, &[operand, scale, offset], Vec::new(), None)
+    }
+
+    /// The Fourier transform `fft_type` of the last `fft_length.len()` (1 to 3) dimensions of
+    /// `operand`; `fft_length` is the size of each in the time domain (for IRFFT, the real
+    /// result's).
+    pub fn fft(&mut self, operand: Value, fft_type: FftType, fft_length: &[i64]) -> Result<Value> {
+        let kind = OpKind::Fft {
+            fft_type,
+            fft_length: fft_length.to_vec(),
+        };
+        self.op1(kind, &[operand], Vec::new(), None)
     }
 
     /// Returns (output_state, output).

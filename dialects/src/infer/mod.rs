@@ -10,6 +10,7 @@ mod collective;
 mod contract;
 mod control;
 mod elementwise;
+mod fft;
 mod index;
 mod ragged_dot;
 mod reduce;
@@ -209,6 +210,10 @@ fn infer(sig: &OpSig<'_>) -> InferResult<Vec<Type>> {
         }
         OpKind::Convolution(attrs) => contract::convolution(attrs, ops, sig.declared),
         OpKind::DynamicConv(attrs) => contract::dynamic_conv(attrs, ops, sig.declared),
+        OpKind::Fft {
+            fft_type,
+            fft_length,
+        } => fft::fft(*fft_type, fft_length, ops),
         OpKind::Reduce { dimensions } => reduce::reduce(dimensions, ops, sig.regions),
         OpKind::ReduceWindow(window) => reduce::reduce_window(window, ops, sig.regions),
         OpKind::SelectAndScatter {

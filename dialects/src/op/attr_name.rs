@@ -34,6 +34,8 @@ attr_names! {
     EPSILON = "epsilon",
     FEATURE_GROUP_COUNT = "feature_group_count",
     FEATURE_INDEX = "feature_index",
+    FFT_LENGTH = "fft_length",
+    FFT_TYPE = "fft_type",
     HAS_SIDE_EFFECT = "has_side_effect",
     INDICES_ARE_SORTED = "indices_are_sorted",
     INTERIOR_PADDING = "interior_padding",

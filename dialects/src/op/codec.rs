@@ -3,7 +3,7 @@
 
 use crate::attr::{
     Attribute, ChannelHandle, ComparisonDirection, ComparisonType, ConvDims, CustomCallApiVersion,
-    DotDims, GatherDims, NamedAttrs, Precision, RaggedDotDims, RngAlgorithm, ScatterDims,
+    DotDims, FftType, GatherDims, NamedAttrs, Precision, RaggedDotDims, RngAlgorithm, ScatterDims,
     TensorSharding,
 };
 use crate::dense::DenseElements;
@@ -29,10 +29,12 @@ macro_rules! enum_attrs {
     };
 }
 
-// StableHLO names the direction and algorithm enums after the attributes that hold them.
+// StableHLO names the direction, FFT type and algorithm enums after the attributes that hold
+// them.
 enum_attrs!(
     ComparisonDirection => super::attr_name::COMPARISON_DIRECTION,
     ComparisonType => "comparison_type",
+    FftType => super::attr_name::FFT_TYPE,
     Precision => "precision",
     RngAlgorithm => super::attr_name::RNG_ALGORITHM,
 );

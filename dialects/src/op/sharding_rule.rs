@@ -29,6 +29,8 @@ pub enum ShardingRuleKind {
     ReduceWindow,
     SelectAndScatter,
     Sort,
+    /// `fft`: the transformed (last) dimensions need replication, the leading ones pass through.
+    Fft,
     Gather,
     Scatter,
 }

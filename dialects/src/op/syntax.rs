@@ -54,6 +54,8 @@ pub enum Syntax {
     CustomCall,
     /// `op %a, %b : T, U` or `op()`.
     Barrier,
+    /// `op %a, type = FFT, length = [..] : (T) -> U`.
+    Fft,
     /// `op %s, algorithm = A : (T) -> (T, U)`.
     RngBitGenerator,
     /// `op : T`: no operands, one result.

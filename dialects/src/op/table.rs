@@ -5,7 +5,7 @@ use super::define::{define_attr_groups, define_ops};
 use super::{BinaryOp, ChloBinaryOp, ChloBroadcastOp, ChloUnaryOp, UnaryOp};
 use crate::attr::{
     Attribute, ChannelHandle, CollectiveAttrs, ComparisonDirection, ComparisonType, ConvAttrs,
-    CustomCallApiVersion, DotDims, GatherDims, NamedAttrs, PrecisionConfig, RaggedDotDims,
+    CustomCallApiVersion, DotDims, FftType, GatherDims, NamedAttrs, PrecisionConfig, RaggedDotDims,
     RngAlgorithm, ScatterDims, TensorSharding, WindowAttrs,
 };
 use crate::dense::DenseElements;
@@ -120,6 +120,13 @@ define_ops! {
         /// (lhs, rhs)
         Convolution(attrs: Box<ConvAttrs> as group) => "stablehlo.convolution",
             operands 2, results 1, syntax Convolution, fold None, sharding Convolution;
+        /// (operand): the Fourier transform `fft_type` of the last `fft_length.len()` (1 to 3)
+        /// dimensions
+        Fft {
+            fft_type: FftType = FFT_TYPE as enumerant,
+            fft_length: Vec<i64> = FFT_LENGTH as i64_array,
+        } => "stablehlo.fft",
+            operands 1, results 1, syntax Fft, fold None, sharding Fft;
         /// (inputs..., init_values...) with region `body`
         Reduce { dimensions: Vec<i64> = DIMENSIONS as i64_array } => "stablehlo.reduce",
             operands (at least 2), results (at least 1), syntax Reduce, fold None, sharding Reduce,

@@ -7,7 +7,7 @@ use super::cursor::PResult;
 use super::kind::{LEGACY_DOT, types_text};
 use super::lexer::Token;
 use super::ops::{ArgDecl, Entry, Parser};
-use crate::attr::{ComparisonDirection, ComparisonType, DotDims, Precision, RngAlgorithm};
+use crate::attr::{ComparisonDirection, ComparisonType, DotDims, FftType, Precision, RngAlgorithm};
 use crate::function::{BlockId, Function, NewOp, OpId, Value};
 use crate::op::codec::EnumAttr;
 use crate::op::{BinaryOp, OpKind, Opcode, Syntax, attr_name};
@@ -369,6 +369,7 @@ impl Parser<'_> {
             | Syntax::Sizes(_)
             | Syntax::Pad
             | Syntax::DotGeneral
+            | Syntax::Fft
             | Syntax::RngBitGenerator => self.custom_common(f, block, name, opcode, syntax, span),
         }
     }
@@ -449,7 +450,7 @@ impl Parser<'_> {
     }
 
     /// `op %a, %b, key = value, ... {attrs} : type`: elementwise ops, broadcast, transpose,
-    /// reshape, pad, dot_general, dynamic ops, rng_bit_generator, ...
+    /// reshape, pad, dot_general, dynamic ops, fft, rng_bit_generator, ...
     fn custom_common(
         &mut self,
         f: &mut Function,
@@ -548,6 +549,27 @@ impl Parser<'_> {
                         attrs.push((
                             attr_name::PRECISION_CONFIG.to_string(),
                             self.synthesized(AttrValue::Array(items), at),
+                        ));
+                    }
+                    "type" if syntax == Syntax::Fft => {
+                        let (value, _, _) = self.c.ident("as the FFT type")?;
+                        attrs.push((
+                            attr_name::FFT_TYPE.to_string(),
+                            self.synthesized(
+                                AttrValue::Enum {
+                                    chlo: false,
+                                    kind: FftType::MNEMONIC.into(),
+                                    value,
+                                },
+                                at,
+                            ),
+                        ));
+                    }
+                    "length" if syntax == Syntax::Fft => {
+                        let values = self.c.int_list("after `length =`")?;
+                        attrs.push((
+                            attr_name::FFT_LENGTH.to_string(),
+                            self.synthesized(AttrValue::I64Array(values), at),
                         ));
                     }
                     "algorithm" if syntax == Syntax::RngBitGenerator => {

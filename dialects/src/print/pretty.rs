@@ -365,6 +365,21 @@ impl Printer<'_> {
                     format!("{name} {args} : {}", syntax::types(&sig.operands))
                 }
             }
+            Syntax::Fft => {
+                let OpKind::Fft {
+                    fft_type,
+                    fft_length,
+                } = &op.kind
+                else {
+                    return false;
+                };
+                format!(
+                    "{name} {args}, type = {}, length = {}{attrs} : {}",
+                    fft_type.keyword(),
+                    i64_list(fft_length),
+                    sig.functional()
+                )
+            }
             Syntax::RngBitGenerator => {
                 let OpKind::RngBitGenerator { algorithm } = &op.kind else {
                     return false;

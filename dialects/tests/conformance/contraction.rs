@@ -1,7 +1,8 @@
-//! `dot_general` and `convolution` against straightforward loop references.
+//! `dot_general` and `convolution` against straightforward loop references; `fft` against
+//! numpy's `numpy.fft`, computed offline.
 
 use super::support::*;
-use tpuc_ir::{ConvAttrs, ConvDims, DotDims, ElementType, Precision};
+use tpuc_ir::{ConvAttrs, ConvDims, DotDims, ElementType, FftType, Precision};
 
 /// Small values exact in f32 and bf16, so sums of products are exact too.
 fn values(count: usize, seed: usize) -> Vec<f32> {
@@ -414,5 +415,141 @@ pub fn cases() -> Vec<Case> {
         }
         .case("convolution depthwise"),
         nhwc_case(),
+    ]
+    .into_iter()
+    .chain(fft_cases())
+    .collect()
+}
+
+/// The four Fourier transforms; the expected values are numpy's (`np.fft.fft`, `ifft`,
+/// `rfftn`, `irfft`) in f64, rounded to f32.
+fn fft_cases() -> Vec<Case> {
+    let signal = || {
+        c64s(
+            &[2, 4],
+            &[
+                (1.0, 2.0),
+                (-0.5, 0.0),
+                (3.0, -1.0),
+                (0.25, 0.75),
+                (2.0, 0.0),
+                (0.0, -1.0),
+                (-1.5, 0.5),
+                (1.0, 1.0),
+            ],
+        )
+    };
+    let near = tol(1e-5, 1e-5);
+    let real: Vec<f32> = vec![
+        0.5, -1.0, 2.0, 0.25, 1.5, -0.75, 3.0, 0.0, -2.0, 1.0, 0.125, -0.5, 1.0, 2.0, -1.0, 0.5,
+        0.0, 0.75, -1.25, 2.5, 1.0, -0.25, 0.5, 1.5,
+    ];
+    vec![
+        case(
+            "fft FFT of the last dimension",
+            vec![signal()],
+            vec![close(
+                c64s(
+                    &[2, 4],
+                    &[
+                        (3.75, 1.75),
+                        (-2.75, 3.75),
+                        (4.25, 0.25),
+                        (-1.25, 2.25),
+                        (1.5, 0.5),
+                        (1.5, 0.5),
+                        (-0.5, 0.5),
+                        (5.5, -1.5),
+                    ],
+                ),
+                near,
+            )],
+            |b, a| Ok(vec![b.fft(a[0], FftType::Fft, &[4])?]),
+        ),
+        case(
+            "fft IFFT of the last dimension (divided by its size)",
+            vec![signal()],
+            vec![close(
+                c64s(
+                    &[2, 4],
+                    &[
+                        (0.9375, 0.4375),
+                        (-0.3125, 0.5625),
+                        (1.0625, 0.0625),
+                        (-0.6875, 0.9375),
+                        (0.375, 0.125),
+                        (1.375, -0.375),
+                        (-0.125, 0.125),
+                        (0.375, 0.125),
+                    ],
+                ),
+                near,
+            )],
+            |b, a| Ok(vec![b.fft(a[0], FftType::Ifft, &[4])?]),
+        ),
+        case(
+            "fft RFFT of the last two dimensions",
+            vec![f32s(&[2, 3, 4], &real)],
+            vec![close(
+                c64s(
+                    &[2, 3, 3],
+                    &[
+                        (4.125, 0.0),
+                        (-5.125, 0.5),
+                        (6.125, 0.0),
+                        (0.5625, -4.438_380_2),
+                        (2.261_057, 1.083_734_2),
+                        (1.8125, -6.603_443_6),
+                        (0.5625, 4.438_380_2),
+                        (-1.636_057_1, 2.166_266),
+                        (1.8125, 6.603_443_6),
+                        (7.25, 0.0),
+                        (3.75, 2.0),
+                        (-6.75, 0.0),
+                        (0.125, 0.649_519),
+                        (1.125, -3.899_519),
+                        (-0.375, 4.113_620_8),
+                        (0.125, -0.649_519),
+                        (1.125, -2.600_481),
+                        (-0.375, -4.113_620_8),
+                    ],
+                ),
+                near,
+            )],
+            |b, a| Ok(vec![b.fft(a[0], FftType::Rfft, &[3, 4])?]),
+        ),
+        case(
+            "fft IRFFT of an odd length (half spectrum of 3)",
+            vec![c64s(
+                &[2, 3],
+                &[
+                    (4.0, 0.0),
+                    (1.0, -2.0),
+                    (0.5, 1.0),
+                    (-1.0, 0.0),
+                    (2.0, 0.5),
+                    (3.0, 0.0),
+                ],
+            )],
+            vec![close(
+                f32s(
+                    &[2, 5],
+                    &[
+                        1.4,
+                        1.287_534_5,
+                        1.388_847_4,
+                        -0.312_454_2,
+                        0.236_072_29,
+                        1.8,
+                        -1.113_818,
+                        -0.593_950_3,
+                        -0.358_836_14,
+                        -0.733_395_5,
+                    ],
+                ),
+                near,
+            )],
+            |b, a| Ok(vec![b.fft(a[0], FftType::Irfft, &[5])?]),
+        ),
     ]
 }

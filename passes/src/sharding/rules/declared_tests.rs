@@ -1,8 +1,8 @@
 //! `op_rule` gives a rule for every op whose table entry declares one.
 
 use tpuc_ir::{
-    BinaryOp, ComparisonDirection, DotDims, ElementType, FunctionBuilder, ShardingRuleKind,
-    TensorType, Visibility,
+    BinaryOp, ComparisonDirection, DotDims, ElementType, FftType, FunctionBuilder,
+    ShardingRuleKind, TensorType, Visibility,
 };
 
 use super::op_rule;
@@ -35,6 +35,7 @@ fn every_op_declaring_a_rule_gets_one() {
     })
     .unwrap();
     b.optimization_barrier(&[x]).unwrap();
+    b.fft(x, FftType::Rfft, &[6]).unwrap();
     b.ret(&[x]).unwrap();
     let f = b.finish().unwrap();
     let mut ruled = Vec::new();
@@ -61,9 +62,37 @@ fn every_op_declaring_a_rule_gets_one() {
         ShardingRuleKind::DotGeneral,
         ShardingRuleKind::Reduce,
         ShardingRuleKind::Sort,
+        ShardingRuleKind::Fft,
         ShardingRuleKind::Pairwise,
         ShardingRuleKind::None,
     ] {
         assert!(ruled.contains(&kind), "no sample op for {kind:?}");
     }
+}
+
+/// `fft` lets its leading (batch) dimensions shard and keeps every transformed one whole, the
+/// operand's and the result's apart when RFFT halves the last.
+#[test]
+fn fft_shards_only_the_batch_dimensions() {
+    use crate::sharding::rule::FactorKind;
+
+    let mut b = FunctionBuilder::new("main", Visibility::Public);
+    let x = b.arg(TensorType::of(&[4, 3, 8], ElementType::F32));
+    let y = b.fft(x, FftType::Rfft, &[3, 8]).unwrap();
+    b.ret(&[y]).unwrap();
+    let f = b.finish().unwrap();
+    let fft = f.block(f.entry_block()).ops[0];
+    let rule = op_rule(&f, fft).expect("fft has a rule");
+    let kinds: Vec<(u64, FactorKind)> = rule.factors.iter().map(|f| (f.size, f.kind)).collect();
+    assert_eq!(
+        kinds,
+        [
+            (4, FactorKind::PassThrough),
+            (3, FactorKind::NeedReplication),
+            (8, FactorKind::NeedReplication),
+            (5, FactorKind::NeedReplication),
+        ]
+    );
+    assert_eq!(rule.operands, [vec![vec![0], vec![1], vec![2]]]);
+    assert_eq!(rule.results, [vec![vec![0], vec![1], vec![3]]]);
 }

@@ -163,6 +163,12 @@ pub fn op_rule(function: &Function, op: OpId) -> Option<OpRule> {
             };
             Some(reduction::sort(&shapes, *dimension))
         }
+        ShardingRuleKind::Fft => {
+            let OpKind::Fft { fft_length, .. } = kind else {
+                return None;
+            };
+            Some(reduction::fft(&shapes, fft_length.len()))
+        }
         ShardingRuleKind::Gather => {
             let OpKind::Gather {
                 dims, slice_sizes, ..

@@ -1,5 +1,5 @@
 //! Reductions and ops along a dimension: `reduce`, `reduce_window`, `select_and_scatter`,
-//! `sort`.
+//! `sort`, `fft`.
 
 use tpuc_ir::WindowAttrs;
 
@@ -96,4 +96,30 @@ pub fn sort(shapes: &Shapes, dimension: i64) -> OpRule {
     shapes.per_dimension(&shapes.operands[0], operands, results, |dim| {
         dim as i64 == sorted
     })
+}
+
+/// `fft` of the last `transformed` dimensions: each of them needs the whole dimension on every
+/// device (the operand's and the result's apart, since RFFT and IRFFT change the last one's
+/// size); the leading (batch) dimensions pass through.
+pub fn fft(shapes: &Shapes, transformed: usize) -> OpRule {
+    let mut rule = shapes.empty_rule();
+    let (operand, result) = (&shapes.operands[0], &shapes.results[0]);
+    let batch = operand.len().saturating_sub(transformed);
+    for (dim, &size) in operand.iter().enumerate() {
+        if dim < batch {
+            let factor = rule.factor(size, FactorKind::PassThrough);
+            rule.on_operand(0, dim, factor);
+            rule.on_result(0, dim, factor);
+        } else {
+            let factor = rule.factor(size, FactorKind::NeedReplication);
+            rule.on_operand(0, dim, factor);
+            let factor = if result[dim] == size {
+                factor
+            } else {
+                rule.factor(result[dim], FactorKind::NeedReplication)
+            };
+            rule.on_result(0, dim, factor);
+        }
+    }
+    rule
 }

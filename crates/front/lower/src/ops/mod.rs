@@ -13,6 +13,7 @@ mod distance;
 mod einsum;
 mod elementwise;
 mod embedding_bag;
+mod fft;
 mod grid;
 mod indexing;
 mod inplace;
@@ -62,6 +63,7 @@ pub(crate) const FAMILIES: &[&[OpDef]] = &[
     einsum::OPS,
     embedding_bag::OPS,
     elementwise::OPS,
+    fft::OPS,
     grid::OPS,
     indexing::OPS,
     inverse_trig::OPS,

@@ -2,7 +2,9 @@
 //! semantics: each case lowers one node through the real walker and executes it.
 
 use tpuc_ir::{ElementType, FunctionBuilder, Module, TensorType, Visibility};
-use tpuc_pjrt::{CompileOptions, ElementType as PjrtType, Plugin, PluginKind, Program};
+use tpuc_pjrt::{
+    CompileOptions, ElementType as PjrtType, HostElement, Plugin, PluginKind, Program,
+};
 use tpuc_pt2::schema::{Argument, Float, Graph, NamedArgument, Node, TensorArgument};
 
 use crate::cx::Walk;
@@ -16,6 +18,23 @@ enum T {
     F32(Vec<i64>, Vec<f32>),
     I64(Vec<i64>, Vec<i64>),
     Bool(Vec<i64>, Vec<bool>),
+    C64(Vec<i64>, Vec<C32>),
+}
+
+/// A complex64 element (real, imaginary) as the plugin stores it.
+#[derive(Clone, Copy, Debug, PartialEq)]
+struct C32(f32, f32);
+
+impl HostElement for C32 {
+    const TYPE: PjrtType = PjrtType::C64;
+    fn append_bytes(self, out: &mut Vec<u8>) {
+        out.extend_from_slice(&self.0.to_ne_bytes());
+        out.extend_from_slice(&self.1.to_ne_bytes());
+    }
+    fn from_bytes(bytes: &[u8]) -> Self {
+        let part = |b: &[u8]| f32::from_ne_bytes(b.try_into().expect("4 bytes"));
+        C32(part(&bytes[..4]), part(&bytes[4..]))
+    }
 }
 
 /// A node input: a tensor, or an argument as torch serializes it.
@@ -32,6 +51,10 @@ fn i64s(shape: &[i64], data: &[i64]) -> In {
 }
 fn bools(shape: &[i64], data: &[bool]) -> In {
     In::Tensor(T::Bool(shape.to_vec(), data.to_vec()))
+}
+fn c64s(shape: &[i64], data: &[(f32, f32)]) -> In {
+    let data = data.iter().map(|&(re, im)| C32(re, im)).collect();
+    In::Tensor(T::C64(shape.to_vec(), data))
 }
 fn int(v: i64) -> In {
     In::Arg(Argument::AsInt(v))
@@ -71,6 +94,7 @@ fn run_n(target: &str, inputs: Vec<(&str, In)>, outputs: usize) -> Vec<T> {
                     T::F32(s, _) => (s, ElementType::F32),
                     T::I64(s, _) => (s, ElementType::I64),
                     T::Bool(s, _) => (s, ElementType::I1),
+                    T::C64(s, _) => (s, ElementType::ComplexF32),
                 };
                 let dims: Vec<u64> = shape.iter().map(|&d| d as u64).collect();
                 values.push(Val::Tensor(b.arg(TensorType::of(&dims, element))));
@@ -128,6 +152,7 @@ fn execute(module: &Module, inputs: &[T]) -> Vec<T> {
             T::F32(s, d) => client.buffer_from_slice(d, s, 0),
             T::I64(s, d) => client.buffer_from_slice(d, s, 0),
             T::Bool(s, d) => client.buffer_from_slice(d, s, 0),
+            T::C64(s, d) => client.buffer_from_slice(d, s, 0),
         })
         .collect::<Result<_, _>>()
         .unwrap();
@@ -141,6 +166,7 @@ fn execute(module: &Module, inputs: &[T]) -> Vec<T> {
                 PjrtType::F32 => T::F32(dims, buffer.to_vec().unwrap()),
                 PjrtType::S64 => T::I64(dims, buffer.to_vec().unwrap()),
                 PjrtType::Pred => T::Bool(dims, buffer.to_vec().unwrap()),
+                PjrtType::C64 => T::C64(dims, buffer.to_vec().unwrap()),
                 other => panic!("unexpected result type {other:?}"),
             }
         })
@@ -1277,4 +1303,679 @@ fn slice_scatter_takes_any_step() {
         ],
     );
     assert_f32(got, &[7], &[0.0, -1.0, 2.0, -2.0, 4.0, -3.0, 6.0]);
+}
+
+/// `_fft_r2c`: the half spectrum of the last of `dim` (or the full one), normalized none, by 1/sqrt(n), by 1/n.
+#[test]
+fn fft_r2c_gives_one_sided_or_full_spectra_with_each_normalization() {
+    tpuc_expect::skip_without!(CpuPlugin);
+
+    // torch.fft.rfft(x): one-sided, unnormalized.
+    let got = run(
+        "_fft_r2c.default",
+        vec![
+            (
+                "self",
+                f32s(
+                    &[2, 5],
+                    &[0.5, -1.0, 2.0, 0.25, 1.5, -0.75, 3.0, 0.0, -2.0, 1.0],
+                ),
+            ),
+            ("dim", ints(&[1])),
+            ("normalization", int(0)),
+            ("onesided", boolean(true)),
+        ],
+    );
+    assert_c64(
+        got,
+        &[2, 3],
+        &[
+            (3.25, 0.0),
+            (-1.1657798, 1.3490173),
+            (0.7907797, 3.133812),
+            (1.25, 0.0),
+            (2.1041021, -3.0776834),
+            (-4.604102, 0.7265426),
+        ],
+    );
+
+    // torch.fft.fft(x, norm="ortho") of a real x: the full spectrum.
+    let got = run(
+        "_fft_r2c.default",
+        vec![
+            (
+                "self",
+                f32s(
+                    &[2, 5],
+                    &[0.5, -1.0, 2.0, 0.25, 1.5, -0.75, 3.0, 0.0, -2.0, 1.0],
+                ),
+            ),
+            ("dim", ints(&[1])),
+            ("normalization", int(1)),
+            ("onesided", boolean(false)),
+        ],
+    );
+    assert_c64(
+        got,
+        &[2, 5],
+        &[
+            (1.4534441, 0.0),
+            (-0.5213526, 0.60329884),
+            (0.35364744, 1.4014833),
+            (0.35364744, -1.4014833),
+            (-0.5213526, -0.60329884),
+            (0.559017, 0.0),
+            (0.94098306, -1.3763819),
+            (-2.059017, 0.32491973),
+            (-2.059017, -0.32491973),
+            (0.94098306, 1.3763819),
+        ],
+    );
+
+    // torch.fft.rfft(x, dim=0, norm="forward"): a leading dimension.
+    let got = run(
+        "_fft_r2c.default",
+        vec![
+            (
+                "self",
+                f32s(
+                    &[4, 3],
+                    &[
+                        1.0, -0.5, 2.0, 0.25, 3.0, -1.0, 0.0, 1.5, -2.0, 0.75, -0.25, 1.0,
+                    ],
+                ),
+            ),
+            ("dim", ints(&[0])),
+            ("normalization", int(2)),
+            ("onesided", boolean(true)),
+        ],
+    );
+    assert_c64(
+        got,
+        &[3, 3],
+        &[
+            (0.5, 0.0),
+            (0.9375, 0.0),
+            (0.0, 0.0),
+            (0.25, 0.125),
+            (-0.5, -0.8125),
+            (1.0, 0.5),
+            (0.0, 0.0),
+            (-0.4375, 0.0),
+            (0.0, 0.0),
+        ],
+    );
+
+    // torch.fft.rfft2(x, dim=(1, 0)): dimension 0, the last of `dim`, is halved.
+    let got = run(
+        "_fft_r2c.default",
+        vec![
+            (
+                "self",
+                f32s(
+                    &[4, 3],
+                    &[
+                        1.0, -0.5, 2.0, 0.25, 3.0, -1.0, 0.0, 1.5, -2.0, 0.75, -0.25, 1.0,
+                    ],
+                ),
+            ),
+            ("dim", ints(&[1, 0])),
+            ("normalization", int(0)),
+            ("onesided", boolean(true)),
+        ],
+    );
+    assert_c64(
+        got,
+        &[3, 3],
+        &[
+            (5.75, 0.0),
+            (0.125, -3.2475953),
+            (0.125, 3.2475953),
+            (3.0, -0.75),
+            (-4.5466332, 6.321152),
+            (4.5466332, -4.071152),
+            (-1.75, 0.0),
+            (0.875, 1.5155444),
+            (0.875, -1.5155444),
+        ],
+    );
+}
+
+/// `_fft_c2r`: `last_dim_size` real values from the half spectrum.
+#[test]
+fn fft_c2r_gives_last_dim_size_real_values_with_each_normalization() {
+    tpuc_expect::skip_without!(CpuPlugin);
+
+    // torch.fft.irfft(x, n=4): even length, divided by n.
+    let got = run(
+        "_fft_c2r.default",
+        vec![
+            (
+                "self",
+                c64s(
+                    &[2, 3],
+                    &[
+                        (4.0, 0.0),
+                        (1.0, -2.0),
+                        (0.5, 1.0),
+                        (-1.0, 0.5),
+                        (2.0, 0.5),
+                        (3.0, -1.0),
+                    ],
+                ),
+            ),
+            ("dim", ints(&[1])),
+            ("normalization", int(2)),
+            ("last_dim_size", int(4)),
+        ],
+    );
+    assert_f32(
+        got,
+        &[2, 4],
+        &[1.625, 1.875, 0.625, -0.125, 1.5, -1.25, -0.5, -0.75],
+    );
+
+    // An odd length, unnormalized (torch.fft.hfft's scaling).
+    let got = run(
+        "_fft_c2r.default",
+        vec![
+            (
+                "self",
+                c64s(
+                    &[2, 3],
+                    &[
+                        (4.0, 0.0),
+                        (1.0, -2.0),
+                        (0.5, 1.0),
+                        (-1.0, 0.5),
+                        (2.0, 0.5),
+                        (3.0, -1.0),
+                    ],
+                ),
+            ),
+            ("dim", ints(&[1])),
+            ("normalization", int(0)),
+            ("last_dim_size", int(5)),
+        ],
+    );
+    assert_f32(
+        got,
+        &[2, 5],
+        &[
+            7.0, 6.4376726, 6.9442368, -1.5622709, 1.1803615, 9.0, -4.3935204, -4.871864,
+            0.10793257, -4.8425484,
+        ],
+    );
+
+    // torch.fft.irfft2(x, dim=(1, 0), norm="ortho"): dimension 0 is the real one.
+    let got = run(
+        "_fft_c2r.default",
+        vec![
+            (
+                "self",
+                c64s(
+                    &[3, 2],
+                    &[
+                        (4.0, 0.0),
+                        (-1.0, 0.5),
+                        (1.0, -2.0),
+                        (2.0, 0.5),
+                        (0.5, 1.0),
+                        (3.0, -1.0),
+                    ],
+                ),
+            ),
+            ("dim", ints(&[1, 0])),
+            ("normalization", int(1)),
+            ("last_dim_size", int(4)),
+        ],
+    );
+    assert_f32(
+        got,
+        &[4, 2],
+        &[
+            4.4194174, 0.17677677, 0.8838835, 4.4194174, 0.17677665, 1.5909903, -1.2374368,
+            0.8838835,
+        ],
+    );
+}
+
+/// `_fft_c2c` in both directions; XLA's IFFT divides by n, torch's `normalization` says what the result is.
+#[test]
+fn fft_c2c_forward_and_backward_with_each_normalization() {
+    tpuc_expect::skip_without!(CpuPlugin);
+
+    // torch.fft.fft(x)
+    let got = run(
+        "_fft_c2c.default",
+        vec![
+            (
+                "self",
+                c64s(
+                    &[2, 4],
+                    &[
+                        (1.0, 2.0),
+                        (-0.5, 0.0),
+                        (3.0, -1.0),
+                        (0.25, 0.75),
+                        (2.0, 0.0),
+                        (0.0, -1.0),
+                        (-1.5, 0.5),
+                        (1.0, 1.0),
+                    ],
+                ),
+            ),
+            ("dim", ints(&[1])),
+            ("normalization", int(0)),
+            ("forward", boolean(true)),
+        ],
+    );
+    assert_c64(
+        got,
+        &[2, 4],
+        &[
+            (3.75, 1.75),
+            (-2.75, 3.75),
+            (4.25, 0.25),
+            (-1.25, 2.25),
+            (1.5, 0.5),
+            (1.5, 0.5),
+            (-0.5, 0.5),
+            (5.5, -1.5),
+        ],
+    );
+
+    // torch.fft.fft2(x, norm="ortho")
+    let got = run(
+        "_fft_c2c.default",
+        vec![
+            (
+                "self",
+                c64s(
+                    &[2, 4],
+                    &[
+                        (1.0, 2.0),
+                        (-0.5, 0.0),
+                        (3.0, -1.0),
+                        (0.25, 0.75),
+                        (2.0, 0.0),
+                        (0.0, -1.0),
+                        (-1.5, 0.5),
+                        (1.0, 1.0),
+                    ],
+                ),
+            ),
+            ("dim", ints(&[0, 1])),
+            ("normalization", int(1)),
+            ("forward", boolean(true)),
+        ],
+    );
+    assert_c64(
+        got,
+        &[2, 4],
+        &[
+            (1.8561553, 0.79549515),
+            (-0.44194174, 1.5026019),
+            (1.3258252, 0.26516503),
+            (1.5026019, 0.26516503),
+            (0.79549515, 0.44194174),
+            (-1.5026019, 1.1490486),
+            (1.6793785, -0.088388346),
+            (-2.3864853, 1.3258252),
+        ],
+    );
+
+    // torch.fft.ifft(x, dim=0): a leading dimension.
+    let got = run(
+        "_fft_c2c.default",
+        vec![
+            (
+                "self",
+                c64s(
+                    &[2, 4],
+                    &[
+                        (1.0, 2.0),
+                        (-0.5, 0.0),
+                        (3.0, -1.0),
+                        (0.25, 0.75),
+                        (2.0, 0.0),
+                        (0.0, -1.0),
+                        (-1.5, 0.5),
+                        (1.0, 1.0),
+                    ],
+                ),
+            ),
+            ("dim", ints(&[0])),
+            ("normalization", int(2)),
+            ("forward", boolean(false)),
+        ],
+    );
+    assert_c64(
+        got,
+        &[2, 4],
+        &[
+            (1.5, 1.0),
+            (-0.25, -0.5),
+            (0.75, -0.25),
+            (0.625, 0.875),
+            (-0.5, 1.0),
+            (-0.25, 0.5),
+            (2.25, -0.75),
+            (-0.375, -0.125),
+        ],
+    );
+
+    // torch.fft.ifft(x, norm="forward"): backward, unnormalized.
+    let got = run(
+        "_fft_c2c.default",
+        vec![
+            (
+                "self",
+                c64s(
+                    &[2, 4],
+                    &[
+                        (1.0, 2.0),
+                        (-0.5, 0.0),
+                        (3.0, -1.0),
+                        (0.25, 0.75),
+                        (2.0, 0.0),
+                        (0.0, -1.0),
+                        (-1.5, 0.5),
+                        (1.0, 1.0),
+                    ],
+                ),
+            ),
+            ("dim", ints(&[1])),
+            ("normalization", int(0)),
+            ("forward", boolean(false)),
+        ],
+    );
+    assert_c64(
+        got,
+        &[2, 4],
+        &[
+            (3.75, 1.75),
+            (-1.25, 2.25),
+            (4.25, 0.25),
+            (-2.75, 3.75),
+            (1.5, 0.5),
+            (5.5, -1.5),
+            (-0.5, 0.5),
+            (1.5, 0.5),
+        ],
+    );
+}
+
+/// StableHLO transforms at most three dimensions at once: four take two `stablehlo.fft`s.
+#[test]
+fn fft_over_four_dimensions_takes_more_than_one_transform() {
+    tpuc_expect::skip_without!(CpuPlugin);
+
+    // torch.fft.rfftn(x, norm="ortho")
+    let got = run(
+        "_fft_r2c.default",
+        vec![
+            (
+                "self",
+                f32s(
+                    &[2, 2, 2, 3],
+                    &[
+                        0.5, -1.0, 2.0, 0.25, 1.5, -0.75, 3.0, 0.0, -2.0, 1.0, 0.125, -0.5, 1.0,
+                        2.0, -1.0, 0.5, 0.0, 0.75, -1.25, 2.5, 1.0, -0.25, 0.5, 1.5,
+                    ],
+                ),
+            ),
+            ("dim", ints(&[0, 1, 2, 3])),
+            ("normalization", int(1)),
+            ("onesided", boolean(true)),
+        ],
+    );
+    assert_c64(
+        got,
+        &[2, 2, 2, 2],
+        &[
+            (2.3219123, 0.0),
+            (0.29342842, -0.81759226),
+            (0.43376383, 0.0),
+            (0.31894398, -0.4198447),
+            (0.025515556, 0.0),
+            (-0.08930433, 0.2872621),
+            (0.07654656, 0.0),
+            (-0.114819884, 0.9501747),
+            (-0.63788795, 0.0),
+            (1.7733285, 0.15467963),
+            (-0.07654658, 0.0),
+            (0.8802854, 1.7898641),
+            (0.33170176, 0.0),
+            (-2.079515, 0.9059806),
+            (-0.02551552, 0.0),
+            (-0.9823475, 1.3921164),
+        ],
+    );
+
+    // torch.fft.irfftn of rfftn(x) gives x back.
+    let got = run(
+        "_fft_c2r.default",
+        vec![
+            (
+                "self",
+                c64s(
+                    &[2, 2, 2, 2],
+                    &[
+                        (11.375, 0.0),
+                        (1.4375, -4.0053673),
+                        (2.125, 0.0),
+                        (1.5625, -2.0568104),
+                        (0.125, 0.0),
+                        (-0.4375, 1.4072912),
+                        (0.375, 0.0),
+                        (-0.5625, 4.6548862),
+                        (-3.125, 0.0),
+                        (8.6875, 0.7577722),
+                        (-0.375, 0.0),
+                        (4.3125, 8.768507),
+                        (1.625, 0.0),
+                        (-10.1875, 4.4383802),
+                        (-0.125, 0.0),
+                        (-4.8125, 6.81995),
+                    ],
+                ),
+            ),
+            ("dim", ints(&[0, 1, 2, 3])),
+            ("normalization", int(2)),
+            ("last_dim_size", int(3)),
+        ],
+    );
+    assert_f32(
+        got,
+        &[2, 2, 2, 3],
+        &[
+            0.5, -1.0, 2.0, 0.25, 1.5, -0.75, 3.0, 0.0, -2.0, 1.0, 0.125, -0.5, 1.0, 2.0, -1.0,
+            0.5, 0.0, 0.75, -1.25, 2.5, 1.0, -0.25, 0.5, 1.5,
+        ],
+    );
+
+    // torch.fft.ifftn(x, norm="ortho")
+    let got = run(
+        "_fft_c2c.default",
+        vec![
+            (
+                "self",
+                c64s(
+                    &[2, 2, 2, 3],
+                    &[
+                        (0.5, 2.0),
+                        (-1.0, -1.0),
+                        (2.0, 0.5),
+                        (0.25, -0.75),
+                        (1.5, 1.5),
+                        (-0.75, 0.25),
+                        (3.0, -2.0),
+                        (0.0, 0.0),
+                        (-2.0, 3.0),
+                        (1.0, -0.5),
+                        (0.125, 0.125),
+                        (-0.5, 1.0),
+                        (1.0, -1.0),
+                        (2.0, 2.0),
+                        (-1.0, 1.0),
+                        (0.5, 0.75),
+                        (0.0, 0.0),
+                        (0.75, 0.5),
+                        (-1.25, 1.0),
+                        (2.5, 2.5),
+                        (1.0, -1.25),
+                        (-0.25, 1.5),
+                        (0.5, 0.5),
+                        (1.5, -0.25),
+                    ],
+                ),
+            ),
+            ("dim", ints(&[0, 1, 2, 3])),
+            ("normalization", int(1)),
+            ("forward", boolean(false)),
+        ],
+    );
+    assert_c64(
+        got,
+        &[2, 2, 2, 3],
+        &[
+            (2.3219123, 2.3219123),
+            (0.13874888, -0.037177652),
+            (0.44810814, -1.6723622),
+            (0.43376383, 0.43376383),
+            (0.38523507, -0.1032235),
+            (0.25265276, -0.9429128),
+            (0.025515556, 0.025515556),
+            (-0.023013115, 0.0061663687),
+            (-0.1555956, 0.5806904),
+            (0.07654652, 0.07654652),
+            (0.26083076, -0.06988937),
+            (-0.4904703, 1.8304603),
+            (-0.63788795, -0.63788795),
+            (3.386416, -0.9073875),
+            (0.16024119, -0.5980283),
+            (-0.07654658, -0.07654658),
+            (2.537567, -0.679939),
+            (-0.77699614, 2.899789),
+            (0.33170176, 0.33170176),
+            (-3.427437, 0.91837907),
+            (-0.7315925, 2.73034),
+            (-0.025515467, -0.025515467),
+            (-1.1370271, 0.30466554),
+            (-0.82766783, 3.0888984),
+        ],
+    );
+
+    // torch.fft.fftn(x, dim=(3, 2, 1, 0), norm="forward")
+    let got = run(
+        "_fft_c2c.default",
+        vec![
+            (
+                "self",
+                c64s(
+                    &[2, 2, 2, 3],
+                    &[
+                        (0.5, 2.0),
+                        (-1.0, -1.0),
+                        (2.0, 0.5),
+                        (0.25, -0.75),
+                        (1.5, 1.5),
+                        (-0.75, 0.25),
+                        (3.0, -2.0),
+                        (0.0, 0.0),
+                        (-2.0, 3.0),
+                        (1.0, -0.5),
+                        (0.125, 0.125),
+                        (-0.5, 1.0),
+                        (1.0, -1.0),
+                        (2.0, 2.0),
+                        (-1.0, 1.0),
+                        (0.5, 0.75),
+                        (0.0, 0.0),
+                        (0.75, 0.5),
+                        (-1.25, 1.0),
+                        (2.5, 2.5),
+                        (1.0, -1.25),
+                        (-0.25, 1.5),
+                        (0.5, 0.5),
+                        (1.5, -0.25),
+                    ],
+                ),
+            ),
+            ("dim", ints(&[3, 2, 1, 0])),
+            ("normalization", int(2)),
+            ("forward", boolean(true)),
+        ],
+    );
+    assert_c64(
+        got,
+        &[2, 2, 2, 3],
+        &[
+            (0.47395834, 0.47395834),
+            (0.09146969, -0.3413695),
+            (0.028321981, -0.0075888634),
+            (0.08854166, 0.08854166),
+            (0.05157253, -0.19247127),
+            (0.07863578, -0.021070406),
+            (0.005208336, 0.005208336),
+            (-0.031760823, 0.118532985),
+            (-0.0046975017, 0.0012587011),
+            (0.015625004, 0.015625004),
+            (-0.100116834, 0.37364107),
+            (0.053241864, -0.014266107),
+            (-0.13020834, -0.13020834),
+            (0.032709096, -0.122072026),
+            (0.69124925, -0.18521968),
+            (-0.015624996, -0.015624996),
+            (-0.15860367, 0.5919169),
+            (0.51797867, -0.13879196),
+            (0.067708336, 0.067708336),
+            (-0.14933568, 0.55732834),
+            (-0.6996227, 0.18746334),
+            (-0.0052083395, -0.0052083395),
+            (-0.168947, 0.63051873),
+            (-0.23209469, 0.06218959),
+        ],
+    );
+}
+
+fn assert_c64(got: T, shape: &[i64], want: &[(f32, f32)]) {
+    let T::C64(s, d) = got else {
+        panic!("expected complex64, got {got:?}");
+    };
+    assert_eq!(s, shape);
+    assert_eq!(d.len(), want.len());
+    let near = |g: f32, w: f32| (g - w).abs() <= 1e-5 * w.abs().max(1.0);
+    for (g, &(re, im)) in d.iter().zip(want) {
+        assert!(near(g.0, re) && near(g.1, im), "{d:?} != {want:?}");
+    }
+}
+
+#[test]
+#[should_panic(expected = "last_dim_size 6 needs 4 frequencies in dimension 1, which has 3")]
+fn fft_c2r_refuses_a_half_spectrum_of_another_length() {
+    run(
+        "_fft_c2r.default",
+        vec![
+            ("self", c64s(&[1, 3], &[(1.0, 0.0), (0.5, 0.5), (0.0, 1.0)])),
+            ("dim", ints(&[1])),
+            ("normalization", int(2)),
+            ("last_dim_size", int(6)),
+        ],
+    );
+}
+
+#[test]
+#[should_panic(expected = "normalization must be 0 (none), 1 (1/sqrt(n)) or 2 (1/n), got 3")]
+fn fft_refuses_an_unknown_normalization() {
+    run(
+        "_fft_c2c.default",
+        vec![
+            ("self", c64s(&[2], &[(1.0, 0.0), (0.5, 0.5)])),
+            ("dim", ints(&[0])),
+            ("normalization", int(3)),
+            ("forward", boolean(true)),
+        ],
+    );
 }
