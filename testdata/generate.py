@@ -1894,5 +1894,67 @@ def case_core_backward(gen: torch.Generator) -> Case:
 
 CASES["core_backward"] = case_core_backward
 
+
+class CoreOps(nn.Module):
+    """Core ATen overloads that models reach through decompositions or not at all, called as
+    ops: the padding modes, the Scalar arithmetic overloads, ELU, scatter of a value, an
+    uninitialised tensor filled, layer norm without affine parameters, and the backward of a
+    convolution and a max pool."""
+
+    def forward(self, x: torch.Tensor, img: torch.Tensor, w: torch.Tensor) -> tuple[torch.Tensor, ...]:
+        aten = torch.ops.aten
+        pads = (
+            aten.reflection_pad1d(img[0], [2, 1]),
+            aten.reflection_pad2d(img, [1, 2, 2, 1]),
+            aten.reflection_pad3d(img.unsqueeze(0), [1, 1, 2, 0, 1, 2]),
+            aten.replication_pad2d(img, [2, 0, 1, 3]),
+            aten.replication_pad3d(img.unsqueeze(0), [0, 2, 1, 1, 2, 1]),
+        )
+        ints = (x * 10).to(torch.int64)
+        scalars = (
+            aten.div.Scalar(x, 3.0),
+            aten.div.Scalar_mode(x, 0.7, rounding_mode="floor"),
+            aten.pow.Scalar(2.0, x),
+            aten.sub.Scalar(x, 1.5, alpha=2),
+            aten.bitwise_xor.Scalar(ints, 5),
+            aten.elu.default(x, 0.5, 1.2, 0.8),
+            aten.scatter.value(x, 1, torch.tensor([[0, 2], [1, 0], [3, 3]]), 7.0),
+            aten.empty_strided.default([3, 4], [4, 1]).fill_(2.5) + x,
+        )
+        normed = aten.native_layer_norm(img, [5], None, None, 1e-5)[0]
+        conv = aten.convolution(img, w, None, [1, 1], [1, 1], [1, 1], False, [0, 0], 1)
+        dconv = aten.convolution_backward(
+            conv * 0.5, img, w, [3], [1, 1], [1, 1], [1, 1], False, [0, 0], 1, [True, True, True]
+        )
+        pooled, indices = aten.max_pool2d_with_indices(img, [2, 2], [2, 2])
+        dmax = aten.max_pool2d_with_indices_backward(pooled, img, [2, 2], [2, 2], [0, 0], [1, 1], False, indices)
+        return (*pads, *scalars, normed, *dconv, dmax)
+
+
+def case_core_ops(gen: torch.Generator) -> Case:
+    return Case(CoreOps(), [(randn(gen, 3, 4), randn(gen, 2, 4, 5, 5), randn(gen, 3, 4, 3, 3))])
+
+
+CASES["core_ops"] = case_core_ops
+
+
+class SymbolicSizes(nn.Module):
+    """A tensor's stride, element count and storage offset used as numbers, on a symbolic
+    dimension (the `sym_stride`, `sym_numel` and `sym_storage_offset` nodes)."""
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return x * x.stride(0) + x.numel() + x.storage_offset()
+
+
+def case_core_sym(gen: torch.Generator) -> Case:
+    return Case(
+        SymbolicSizes(),
+        [(randn(gen, 3, 5),), (randn(gen, 3, 7),)],
+        dynamic_shapes={"x": {1: Dim("width", min=2, max=32)}},
+    )
+
+
+CASES["core_sym"] = case_core_sym
+
 if __name__ == "__main__":
     sys.exit(main())

@@ -254,11 +254,12 @@ fn opinfo_samples_match_eager() {
             .or_default()
             .insert(dtype.to_owned(), tally);
     }
-    let doc = report(&tallies, &refused);
+    let mut doc = report(&tallies, &refused);
     if only.is_some() {
         println!("{doc}");
         return;
     }
+    doc.push_str(&core_coverage(&manifest, &dir));
     let path = repo().join("docs/opinfo.md");
     expect_file(&path, &doc);
     for (c, (passed, total)) in COLUMNS.iter().zip(column_totals(&tallies)) {
@@ -344,6 +345,104 @@ fn report(tallies: &Tallies, refused: &BTreeMap<String, String>) -> String {
         for (name, why) in refused {
             let _ = writeln!(doc, "- `{name}`: {why}");
         }
+    }
+    doc
+}
+
+/// Every archive under `dir` but the OpInfo programs and the malformed ones, sorted.
+fn fixture_archives(dir: &Path) -> Vec<PathBuf> {
+    let mut found = Vec::new();
+    for entry in std::fs::read_dir(dir).unwrap() {
+        let path = entry.unwrap().path();
+        if path.is_dir() && !path.ends_with("opinfo") && !path.ends_with("malformed") {
+            found.extend(fixture_archives(&path));
+        } else if path.extension().is_some_and(|e| e == "pt2") {
+            found.push(path);
+        }
+    }
+    found.sort();
+    found
+}
+
+/// The ATen targets (`name.overload`) of every graph of the archives in `paths`.
+fn targets_of(paths: impl IntoIterator<Item = PathBuf>) -> std::collections::BTreeSet<String> {
+    let mut found = std::collections::BTreeSet::new();
+    for path in paths {
+        let archive = tpuc_pt2::Archive::open(&path).unwrap();
+        for (_, node) in archive.graph().walk() {
+            if let Some(op) = node.target.strip_prefix("torch.ops.aten.") {
+                found.insert(op.to_owned());
+            }
+        }
+    }
+    found
+}
+
+/// The section of `docs/opinfo.md` on torch's core ATen opset: which ops the OpInfo programs
+/// reach, which only the fixtures of `testdata/models` do, and which tpuc does not lower.
+fn core_coverage(manifest: &Value, dir: &Path) -> String {
+    let core: Value = serde_json::from_str(
+        &std::fs::read_to_string(repo().join("testdata/core_aten.json")).unwrap(),
+    )
+    .unwrap();
+    let ops: Vec<&str> = core["ops"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|op| op.as_str().unwrap())
+        .collect();
+    let programs = manifest["groups"]
+        .as_object()
+        .unwrap()
+        .values()
+        .flat_map(|group| {
+            ["pt2", "core"].map(|variant| dir.join(group[variant].as_str().unwrap()))
+        });
+    let by_opinfo = targets_of(programs);
+    let by_fixture = targets_of(fixture_archives(&repo().join("testdata")));
+    let not_lowered: Vec<&str> = tpuc_lower::NOT_LOWERED
+        .iter()
+        .filter_map(|(target, _)| target.strip_prefix("torch.ops.aten."))
+        .collect();
+    let opinfo_count = ops.iter().filter(|op| by_opinfo.contains(**op)).count();
+    let fixture_only: Vec<&&str> = ops
+        .iter()
+        .filter(|op| !by_opinfo.contains(**op) && by_fixture.contains(**op))
+        .collect();
+    let neither: Vec<&&str> = ops
+        .iter()
+        .filter(|op| !by_opinfo.contains(**op) && !by_fixture.contains(**op))
+        .collect();
+    let mut doc = format!(
+        "\n## Core ATen\n\n\
+         torch {}'s core ATen opset (`testdata/core_aten.json`): {} overloads. {} of them are in \
+         the programs of the OpInfo samples above, {} more only in the fixtures of `testdata/` \
+         (each checked against eager PyTorch by the `run`, `train` or `generate` tests), and {} \
+         tpuc does not lower ([ops.md](ops.md#not-lowered) says why).\n",
+        core["torch_version"].as_str().unwrap_or("?"),
+        ops.len(),
+        opinfo_count,
+        fixture_only.len(),
+        not_lowered.len()
+    );
+    let list = |ops: &[&&str]| -> String {
+        ops.iter()
+            .map(|op| format!("`{op}`"))
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    let _ = writeln!(doc, "\nOnly in the fixtures: {}.", list(&fixture_only));
+    let untested: Vec<&&str> = neither
+        .iter()
+        .filter(|op| !not_lowered.contains(**op))
+        .copied()
+        .collect();
+    if !untested.is_empty() {
+        let _ = writeln!(
+            doc,
+            "\nLowered but reached by no sample or fixture: {}.",
+            list(&untested)
+        );
     }
     doc
 }

@@ -34,5 +34,15 @@ pub fn ops_markdown() -> String {
         .collect();
     out.push_str(&names.join(", "));
     out.push('\n');
+    out.push_str(
+        "\n## Not lowered\n\n\
+         Every op of torch's core ATen opset lowers (`testdata/core_aten.json`, from\n\
+         `testdata/core_aten.py`) except these, for the reasons given, which a program that\n\
+         reaches one is told:\n\n\
+         | target | why |\n|---|---|\n",
+    );
+    for (target, why) in crate::NOT_LOWERED {
+        out.push_str(&format!("| `{target}` | {why} |\n"));
+    }
     out
 }

@@ -43,6 +43,13 @@ fn located(prefix: &str, source: &Option<Box<SourceLine>>) -> String {
         .unwrap_or_default()
 }
 
+/// `: why` for an op tpuc does not lower on purpose, ` yet` for the others.
+fn why_not(target: &str) -> String {
+    crate::not_lowered::why_not_lowered(target)
+        .map(|why| format!(": {why}"))
+        .unwrap_or_else(|| " yet".to_owned())
+}
+
 /// How many node names a grouped diagnostic lists before `and N more`.
 const LISTED_NODES: usize = 5;
 
@@ -64,7 +71,7 @@ fn node_list(nodes: &[String]) -> String {
 #[derive(Debug, Error, Diagnostic)]
 #[non_exhaustive]
 pub enum LowerError {
-    #[error("tpuc does not lower `{target}` yet (node `{node}`{})", at(.source_line))]
+    #[error("tpuc does not lower `{target}` (node `{node}`{}){}", at(.source_line), why_not(.target))]
     #[diagnostic(
         code(tpuc::lower::unsupported_op),
         help(

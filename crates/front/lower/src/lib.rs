@@ -35,6 +35,7 @@ mod env;
 mod error;
 mod lowering;
 mod node;
+mod not_lowered;
 mod op_def;
 mod ops;
 mod promote;
@@ -126,6 +127,8 @@ pub fn world_size(
 ) -> Result<Option<u32>, LowerError> {
     world::world_size(archive.graph(), options.world_size)
 }
+
+pub use not_lowered::{NOT_LOWERED, why_not_lowered};
 
 /// Every supported target, sorted (for docs/ops.md and `tpuc` help).
 pub fn supported_targets() -> impl Iterator<Item = &'static str> {

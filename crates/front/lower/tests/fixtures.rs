@@ -275,6 +275,24 @@ fn mlp_with_unknown_ops() -> Archive {
 }
 
 #[test]
+fn an_op_tpuc_does_not_lower_on_purpose_says_why() {
+    let archive = mlp_edited(
+        "mlp_rand.pt2",
+        &[("torch.ops.aten.relu.default", "torch.ops.aten.rand.default")],
+    );
+    let message = lower(&archive, &LowerOptions::default())
+        .unwrap_err()
+        .to_string();
+    assert!(
+        message.contains("tpuc does not lower `torch.ops.aten.rand.default` (node `relu`")
+            && message.contains("torch's random generator")
+            && message.contains("pass the random tensor as an input")
+            && !message.contains("yet"),
+        "{message}"
+    );
+}
+
+#[test]
 fn an_archive_that_disagrees_with_itself_is_named_and_lowered_where_its_outputs_agree() {
     // `relu` recorded as [8, 2] where it computes [2, 8]: the outputs still agree, so a warning.
     let relu = r#""relu": {"dtype": 7, "sizes": [{"as_int": 2}, {"as_int": 8}]"#;

@@ -25,3 +25,37 @@ fn supported_targets_are_sorted_and_listed() {
         );
     }
 }
+
+/// Every op of the pinned torch's core ATen opset lowers, or is listed with its reason; at
+/// most five are listed.
+#[test]
+fn every_core_aten_op_lowers_or_says_why_not() {
+    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../testdata/core_aten.json");
+    let core: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+    let supported: Vec<&str> = tpuc_lower::supported_targets().collect();
+    let listed: Vec<&str> = tpuc_lower::NOT_LOWERED.iter().map(|(t, _)| *t).collect();
+    assert!(listed.windows(2).all(|w| w[0] < w[1]), "{listed:?}");
+    for target in &listed {
+        assert!(
+            !supported.contains(target),
+            "{target} lowers: drop it from NOT_LOWERED"
+        );
+    }
+    let missing: Vec<String> = core["ops"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|op| format!("torch.ops.aten.{}", op.as_str().unwrap()))
+        .filter(|t| !supported.contains(&t.as_str()) && !listed.contains(&t.as_str()))
+        .collect();
+    assert!(
+        missing.is_empty(),
+        "core ATen ops neither lowered nor listed: {missing:?}"
+    );
+    assert!(
+        listed.len() <= 5,
+        "{} core ops not lowered: {listed:?}",
+        listed.len()
+    );
+}

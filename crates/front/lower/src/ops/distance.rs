@@ -24,7 +24,10 @@ pub(super) const OPS: &[OpDef] = &[
         "cdist(Tensor x1, Tensor x2, float p=2, int? compute_mode=None) -> Tensor",
         cdist,
     ),
-    aten("_euclidean_dist(Tensor x1, Tensor x2) -> Tensor", euclidean_dist),
+    aten(
+        "_euclidean_dist(Tensor x1, Tensor x2) -> Tensor",
+        euclidean_dist,
+    ),
     aten("_pdist_forward(Tensor self, float p=2) -> Tensor", pdist),
     aten("pdist(Tensor self, float p=2) -> Tensor", pdist),
 ];

@@ -21,6 +21,7 @@ mod inverse_trig;
 mod loss;
 mod masked_scatter;
 mod matmul;
+mod nonzero;
 mod noop;
 mod norm;
 mod norm_backward;
@@ -70,6 +71,7 @@ pub(crate) const FAMILIES: &[&[OpDef]] = &[
     loss::OPS,
     masked_scatter::OPS,
     matmul::OPS,
+    nonzero::OPS,
     noop::OPS,
     norm::OPS,
     norm_backward::OPS,

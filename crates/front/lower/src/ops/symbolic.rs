@@ -13,7 +13,10 @@ pub(super) const OPS: &[OpDef] = &[
     aten("sym_size.int(Tensor self, int dim) -> SymInt", sym_size),
     aten("sym_numel(Tensor self) -> SymInt", sym_numel),
     aten("sym_stride.int(Tensor self, int dim) -> SymInt", sym_stride),
-    aten("sym_storage_offset(Tensor self) -> SymInt", sym_storage_offset),
+    aten(
+        "sym_storage_offset(Tensor self) -> SymInt",
+        sym_storage_offset,
+    ),
     target("_operator.add", add),
     target("_operator.sub", sub),
     target("_operator.mul", mul),

@@ -1,0 +1,40 @@
+//! Ops of torch's core ATen opset that tpuc does not lower, each with why: the reason a user's
+//! program that reaches one is told, and the list `docs/ops.md` prints. Everything else of
+//! the core opset lowers (`testdata/core_aten.json`, checked by the `ops_doc` tests).
+
+/// `(target, why)`, sorted by target.
+pub const NOT_LOWERED: &[(&str, &str)] = &[
+    (
+        "torch.ops.aten._local_scalar_dense.default",
+        "`Tensor.item()` makes a Python number of a tensor's value, and the program then depends on \
+         that value; a compiled program's shapes and control flow cannot: keep the value a tensor",
+    ),
+    (
+        "torch.ops.aten.nonzero.default",
+        "its result's shape depends on the input's values, and a compiled program's shapes are \
+         fixed: use `torch.nonzero_static(x, size=N)`, or a mask",
+    ),
+    (
+        "torch.ops.aten.rand.default",
+        "it draws from torch's random generator, whose numbers a compiled program cannot \
+         reproduce: pass the random tensor as an input",
+    ),
+    (
+        "torch.ops.aten.randn.default",
+        "it draws from torch's random generator, whose numbers a compiled program cannot \
+         reproduce: pass the random tensor as an input",
+    ),
+    (
+        "torch.ops.aten.randperm.default",
+        "it draws from torch's random generator, whose numbers a compiled program cannot \
+         reproduce: pass the permutation as an input",
+    ),
+];
+
+/// Why tpuc does not lower `target`, if it is one of the listed ops.
+pub fn why_not_lowered(target: &str) -> Option<&'static str> {
+    NOT_LOWERED
+        .iter()
+        .find(|(listed, _)| *listed == target)
+        .map(|&(_, why)| why)
+}
