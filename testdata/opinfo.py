@@ -88,6 +88,8 @@ ATEN_NAMES = {
     "nn.functional.pad": "pad",
     "cdist": "_cdist_forward",
     "nn.functional.pdist": "_pdist_forward",
+    "fft.fftshift": "fft_fftshift",
+    "fft.ifftshift": "fft_ifftshift",
 }
 
 

@@ -1,5 +1,7 @@
 //! Fourier transforms: `_fft_r2c`, `_fft_c2r` and `_fft_c2c`, the core ATen ops every
-//! `torch.fft` function decomposes into, lowered to `stablehlo.fft`.
+//! `torch.fft` function decomposes into, lowered to `stablehlo.fft`, and the conjugates the
+//! Hermitian ones add (`_conj`, `_conj_physical`); the functions themselves, which
+//! training-dialect programs keep, are in `fft_functions`.
 //!
 //! StableHLO transforms the last 1 to 3 dimensions, so the transformed dimensions are moved to
 //! the end and back, at most three at a time (a multi-dimensional DFT is one 1-D DFT per
@@ -32,6 +34,10 @@ pub(super) const OPS: &[OpDef] = &[
         "_fft_c2c(Tensor self, SymInt[] dim, int normalization, bool forward) -> Tensor",
         c2c,
     ),
+    // The conjugate, as a value: `_conj` marks a view conjugated, which a copy materializes.
+    aten("_conj(Tensor(a) self) -> Tensor(a)", conj_op),
+    aten("_conj_physical(Tensor self) -> Tensor", conj_op),
+    aten("conj_physical(Tensor self) -> Tensor", conj_op),
 ];
 
 /// The most dimensions one `stablehlo.fft` transforms.
@@ -39,7 +45,7 @@ const MAX_FFT_DIMS: usize = 3;
 
 /// torch's `fft_norm_mode`.
 #[derive(Clone, Copy, PartialEq, Eq)]
-enum Norm {
+pub(super) enum Norm {
     None,
     ByRootN,
     ByN,
@@ -52,6 +58,21 @@ impl Norm {
             1 => Norm::ByRootN,
             2 => Norm::ByN,
             other => bail!("normalization must be 0 (none), 1 (1/sqrt(n)) or 2 (1/n), got {other}"),
+        })
+    }
+
+    /// torch's `norm_from_string`: the `norm` argument of the `torch.fft` functions for a
+    /// forward or backward transform. "backward" (the default) divides the backward transform
+    /// by n, "forward" the forward one, "ortho" both by the square root of n.
+    pub(super) fn named(norm: Option<&str>, forward: bool) -> OpResult<Norm> {
+        Ok(match (norm.unwrap_or("backward"), forward) {
+            ("backward", true) | ("forward", false) => Norm::None,
+            ("backward", false) | ("forward", true) => Norm::ByN,
+            ("ortho", _) => Norm::ByRootN,
+            (other, _) => bail!(
+                "invalid normalization mode {other:?}: norm must be \"backward\", \"forward\" or \
+                 \"ortho\""
+            ),
         })
     }
 
@@ -74,16 +95,16 @@ impl Norm {
     }
 }
 
-/// The input, its shape and the transformed dimensions (non-negative, in torch's order, each
-/// once); dynamic transformed dimensions are refused.
-fn input_and_dims(
+/// The shape of `x` and the transformed dimensions `dim` (made non-negative, in torch's order);
+/// each must appear once and have a static size.
+pub(super) fn fft_dims(
     b: &FunctionBuilder,
-    args: &Args<'_>,
+    x: Value,
+    dim: &[i64],
     op: &str,
-) -> OpResult<(Value, Vec<i64>, Vec<usize>)> {
-    let x = args.tensor("self")?;
+) -> OpResult<(Vec<i64>, Vec<usize>)> {
     let shape = support::shape(b, x)?;
-    let dims = support::norm_dims(&args.ints("dim")?, shape.len())?;
+    let dims = support::norm_dims(dim, shape.len())?;
     for (i, &d) in dims.iter().enumerate() {
         if dims[..i].contains(&d) {
             bail!("{op}: dimension {d} appears twice in dim {dims:?}");
@@ -92,7 +113,14 @@ fn input_and_dims(
             bail!("{op}: transformed dimension {d} of {shape:?} must have a static size");
         }
     }
-    Ok((x, shape, dims))
+    Ok((shape, dims))
+}
+
+/// The input and its transformed dimensions, from the core ops' `self` and `dim`.
+fn input_and_dims(b: &FunctionBuilder, args: &Args<'_>, op: &str) -> OpResult<(Value, Vec<usize>)> {
+    let x = args.tensor("self")?;
+    let (_, dims) = fft_dims(b, x, &args.ints("dim")?, op)?;
+    Ok((x, dims))
 }
 
 /// The element type of `x`, which must be one of `allowed` (`what` names them).
@@ -169,36 +197,40 @@ fn empty(b: &mut FunctionBuilder, element: ElementType, shape: &[i64]) -> OpResu
     support::zeros(b, dtype, shape)
 }
 
-/// Real to complex, forward: the full spectrum, or with `onesided` the first `n / 2 + 1`
-/// frequencies of the last dimension of `dim`.
-fn r2c(cx: &mut Cx<'_>, args: &Args<'_>) -> OpResult<Vec<Val>> {
-    const OP: &str = "_fft_r2c";
-    let b = &mut *cx.b;
-    let (x, shape, dims) = input_and_dims(b, args, OP)?;
-    let norm = Norm::of(args)?;
-    let onesided = args.bool("onesided")?;
+/// Real to complex, forward, of the dimensions `dims` (from [`fft_dims`]) of a float32 or
+/// float64 `x`: the full spectrum, or with `onesided` the first `n / 2 + 1` frequencies of the
+/// last of `dims`.
+pub(super) fn real_to_complex(
+    b: &mut FunctionBuilder,
+    x: Value,
+    dims: &[usize],
+    norm: Norm,
+    onesided: bool,
+    op: &str,
+) -> OpResult<Value> {
+    let shape = support::shape(b, x)?;
     let element = element_of(
         b,
         x,
         &[ElementType::F32, ElementType::F64],
-        OP,
+        op,
         "float32 or float64",
     )?;
     let complex = element
         .complex_of()
         .expect("f32 and f64 have complex types");
     let Some(&last) = dims.last() else {
-        bail!("{OP}: dim must name at least one dimension");
+        bail!("{op}: dim must name at least one dimension");
     };
     if let Some(&d) = dims.iter().find(|&&d| shape[d] == 0) {
-        bail!("{OP}: cannot transform dimension {d} of {shape:?}, which is empty");
+        bail!("{op}: cannot transform dimension {d} of {shape:?}, which is empty");
     }
     let mut out_shape = shape.clone();
     if onesided {
         out_shape[last] = shape[last] / 2 + 1;
     }
     if support::numel(&shape) == 0 {
-        return one(empty(b, complex, &out_shape)?);
+        return empty(b, complex, &out_shape);
     }
     let n = points(dims.iter().map(|&d| shape[d]));
     let spectrum = if onesided {
@@ -210,33 +242,37 @@ fn r2c(cx: &mut Cx<'_>, args: &Args<'_>) -> OpResult<Vec<Val>> {
         complex_transform(b, half, outer, FftType::Fft)?
     } else {
         let z = b.convert(x, complex)?;
-        complex_transform(b, z, &dims, FftType::Fft)?
+        complex_transform(b, z, dims, FftType::Fft)?
     };
-    one(scale(b, spectrum, norm.factor(n))?)
+    scale(b, spectrum, norm.factor(n))
 }
 
-/// Complex to real, backward: `self` holds the first `last_dim_size / 2 + 1` frequencies of the
-/// last dimension of `dim`, the result `last_dim_size` real values there.
-fn c2r(cx: &mut Cx<'_>, args: &Args<'_>) -> OpResult<Vec<Val>> {
-    const OP: &str = "_fft_c2r";
-    let b = &mut *cx.b;
-    let (x, shape, dims) = input_and_dims(b, args, OP)?;
-    let norm = Norm::of(args)?;
-    let length = args.int("last_dim_size")?;
+/// Complex to real, backward, of the dimensions `dims` (from [`fft_dims`]) of a complex64 or
+/// complex128 `x` that holds the first `length / 2 + 1` frequencies of the last of `dims`: the
+/// result has `length` real values there.
+pub(super) fn complex_to_real(
+    b: &mut FunctionBuilder,
+    x: Value,
+    dims: &[usize],
+    norm: Norm,
+    length: i64,
+    op: &str,
+) -> OpResult<Value> {
+    let shape = support::shape(b, x)?;
     let element = element_of(
         b,
         x,
         &[ElementType::ComplexF32, ElementType::ComplexF64],
-        OP,
+        op,
         "complex64 or complex128",
     )?;
     let real = element.complex_part().expect("a complex type");
     let Some(&last) = dims.last() else {
-        bail!("{OP}: dim must name at least one dimension");
+        bail!("{op}: dim must name at least one dimension");
     };
     if length < 1 || shape[last] != length / 2 + 1 {
         bail!(
-            "{OP}: last_dim_size {length} needs {} frequencies in dimension {last}, which has {} \
+            "{op}: last_dim_size {length} needs {} frequencies in dimension {last}, which has {} \
              (torch's CPU kernel asserts the same)",
             length.max(0) / 2 + 1,
             shape[last]
@@ -245,7 +281,7 @@ fn c2r(cx: &mut Cx<'_>, args: &Args<'_>) -> OpResult<Vec<Val>> {
     let mut out_shape = shape.clone();
     out_shape[last] = length;
     if support::numel(&shape) == 0 {
-        return one(empty(b, real, &out_shape)?);
+        return empty(b, real, &out_shape);
     }
     let n = points(dims.iter().map(|&d| out_shape[d]));
     // IFFT of the outer chunks, then IRFFT of the innermost (ending with the halved dimension),
@@ -255,25 +291,29 @@ fn c2r(cx: &mut Cx<'_>, args: &Args<'_>) -> OpResult<Vec<Val>> {
     let z = complex_transform(b, x, outer, FftType::Ifft)?;
     let lengths: Vec<i64> = inner.iter().map(|&d| out_shape[d]).collect();
     let signal = transform(b, z, inner, FftType::Irfft, &lengths)?;
-    one(scale(b, signal, norm.after_inverse(n))?)
+    scale(b, signal, norm.after_inverse(n))
 }
 
-/// Complex to complex, forward or backward.
-fn c2c(cx: &mut Cx<'_>, args: &Args<'_>) -> OpResult<Vec<Val>> {
-    const OP: &str = "_fft_c2c";
-    let b = &mut *cx.b;
-    let (x, shape, dims) = input_and_dims(b, args, OP)?;
-    let norm = Norm::of(args)?;
-    let forward = args.bool("forward")?;
+/// Complex to complex, forward or backward, of the dimensions `dims` (from [`fft_dims`]) of a
+/// complex64 or complex128 `x`.
+pub(super) fn complex_to_complex(
+    b: &mut FunctionBuilder,
+    x: Value,
+    dims: &[usize],
+    norm: Norm,
+    forward: bool,
+    op: &str,
+) -> OpResult<Value> {
+    let shape = support::shape(b, x)?;
     element_of(
         b,
         x,
         &[ElementType::ComplexF32, ElementType::ComplexF64],
-        OP,
+        op,
         "complex64 or complex128",
     )?;
     if dims.is_empty() || support::numel(&shape) == 0 {
-        return one(x);
+        return Ok(x);
     }
     let n = points(dims.iter().map(|&d| shape[d]));
     let (fft_type, factor) = if forward {
@@ -281,6 +321,43 @@ fn c2c(cx: &mut Cx<'_>, args: &Args<'_>) -> OpResult<Vec<Val>> {
     } else {
         (FftType::Ifft, norm.after_inverse(n))
     };
-    let y = complex_transform(b, x, &dims, fft_type)?;
-    one(scale(b, y, factor)?)
+    let y = complex_transform(b, x, dims, fft_type)?;
+    scale(b, y, factor)
+}
+
+fn r2c(cx: &mut Cx<'_>, args: &Args<'_>) -> OpResult<Vec<Val>> {
+    const OP: &str = "_fft_r2c";
+    let (x, dims) = input_and_dims(cx.b, args, OP)?;
+    let (norm, onesided) = (Norm::of(args)?, args.bool("onesided")?);
+    one(real_to_complex(cx.b, x, &dims, norm, onesided, OP)?)
+}
+
+fn c2r(cx: &mut Cx<'_>, args: &Args<'_>) -> OpResult<Vec<Val>> {
+    const OP: &str = "_fft_c2r";
+    let (x, dims) = input_and_dims(cx.b, args, OP)?;
+    let (norm, length) = (Norm::of(args)?, args.int("last_dim_size")?);
+    one(complex_to_real(cx.b, x, &dims, norm, length, OP)?)
+}
+
+fn c2c(cx: &mut Cx<'_>, args: &Args<'_>) -> OpResult<Vec<Val>> {
+    const OP: &str = "_fft_c2c";
+    let (x, dims) = input_and_dims(cx.b, args, OP)?;
+    let (norm, forward) = (Norm::of(args)?, args.bool("forward")?);
+    one(complex_to_complex(cx.b, x, &dims, norm, forward, OP)?)
+}
+
+/// The complex conjugate of `x`; a real `x` is its own.
+pub(super) fn conj(b: &mut FunctionBuilder, x: Value) -> OpResult<Value> {
+    if !support::element(b, x)?.is_complex() {
+        return Ok(x);
+    }
+    let re = b.real(x)?;
+    let im = b.imag(x)?;
+    let minus_im = b.negate(im)?;
+    Ok(b.complex(re, minus_im)?)
+}
+
+fn conj_op(cx: &mut Cx<'_>, args: &Args<'_>) -> OpResult<Vec<Val>> {
+    let x = args.tensor("self")?;
+    one(conj(cx.b, x)?)
 }

@@ -14,6 +14,7 @@ mod einsum;
 mod elementwise;
 mod embedding_bag;
 mod fft;
+mod fft_functions;
 mod grid;
 mod indexing;
 mod inplace;
@@ -65,6 +66,7 @@ pub(crate) const FAMILIES: &[&[OpDef]] = &[
     embedding_bag::OPS,
     elementwise::OPS,
     fft::OPS,
+    fft_functions::OPS,
     grid::OPS,
     indexing::OPS,
     inverse_trig::OPS,

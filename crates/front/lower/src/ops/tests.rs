@@ -1979,3 +1979,406 @@ fn fft_refuses_an_unknown_normalization() {
         ],
     );
 }
+
+/// The signal of the `torch.fft` function tests: a real [2, 5] and a complex [2, 4].
+const FFT_X: [f32; 10] = [0.5, -1.0, 2.0, 0.25, 1.5, -0.75, 3.0, 0.0, -2.0, 1.0];
+const FFT_Z: [(f32, f32); 8] = [
+    (4.0, 0.0),
+    (1.0, -2.0),
+    (0.5, 1.0),
+    (-1.0, 0.25),
+    (-1.0, 0.5),
+    (2.0, 0.5),
+    (3.0, -1.0),
+    (0.0, 1.5),
+];
+
+/// `fft_rfft` and `fft_irfft` (training-dialect programs keep them): `n` pads or trims the
+/// signal, `norm` says which direction divides by n.
+#[test]
+fn fft_rfft_and_irfft_pad_or_trim_to_n_with_each_norm() {
+    tpuc_expect::skip_without!(CpuPlugin);
+    use std::f32::consts::FRAC_1_SQRT_2;
+    let x = || f32s(&[2, 5], &FFT_X);
+    let z = || c64s(&[2, 4], &FFT_Z);
+
+    // torch.fft.rfft(x, n=8): zero-padded, unnormalized.
+    let got = run("fft_rfft.default", vec![("self", x()), ("n", int(8))]);
+    assert_c64(
+        got,
+        &[2, 5],
+        &[
+            (3.25, 0.0),
+            (-1.8838835, -1.4696699),
+            (0.0, 1.25),
+            (-0.116116524, 2.5303302),
+            (4.75, 0.0),
+            (1.25, 0.0),
+            (1.7855339, -FRAC_1_SQRT_2),
+            (0.25, -5.0),
+            (-5.285534, -FRAC_1_SQRT_2),
+            (-0.75, 0.0),
+        ],
+    );
+
+    // torch.fft.rfft(x, n=3, norm="ortho"): trimmed.
+    let got = run(
+        "fft_rfft.default",
+        vec![("self", x()), ("n", int(3)), ("norm", string("ortho"))],
+    );
+    assert_c64(
+        got,
+        &[2, 2],
+        &[
+            (0.8660254, 0.0),
+            (0.0, 1.4999999),
+            (1.299038, 0.0),
+            (-1.299038, -1.4999999),
+        ],
+    );
+
+    // torch.fft.irfft(z, n=5, norm="forward"): 3 of the 4 frequencies, unnormalized.
+    let got = run(
+        "fft_irfft.default",
+        vec![("self", z()), ("n", int(5)), ("norm", string("forward"))],
+    );
+    assert_f32(
+        got,
+        &[2, 5],
+        &[
+            7.0, 6.4376726, 6.9442368, -1.5622709, 1.1803615, 9.0, -4.3935204, -4.871864,
+            0.10793257, -4.8425484,
+        ],
+    );
+
+    // torch.fft.irfft(z): n = 2 * (4 - 1) values, divided by n.
+    let got = run("fft_irfft.default", vec![("self", z()), ("norm", none())]);
+    assert_f32(
+        got,
+        &[2, 6],
+        &[
+            1.0,
+            1.2053418,
+            1.1160254,
+            0.6666667,
+            -0.61602545,
+            0.62799156,
+            1.5,
+            -0.18899576,
+            -1.4330127,
+            0.16666667,
+            -0.5669873,
+            -0.4776709,
+        ],
+    );
+
+    // torch.fft.irfft(z, n=2, dim=0, norm="ortho"): a leading dimension.
+    let got = run(
+        "fft_irfft.default",
+        vec![
+            ("self", z()),
+            ("n", int(2)),
+            ("dim", int(0)),
+            ("norm", string("ortho")),
+        ],
+    );
+    assert_f32(
+        got,
+        &[2, 4],
+        &[
+            2.1213202,
+            2.1213202,
+            2.4748738,
+            -0.70710677,
+            3.535534,
+            -0.70710677,
+            -1.767767,
+            -0.70710677,
+        ],
+    );
+}
+
+/// `fft_fft2`, `fft_ifftn`, `fft_ifft`: `s` resizes each transformed dimension (`dim` defaults
+/// to the last `len(s)`), real and integer inputs become complex.
+#[test]
+fn fft_complex_functions_resize_each_dimension_and_promote_real_inputs() {
+    tpuc_expect::skip_without!(CpuPlugin);
+
+    // torch.fft.fft2(x, s=[3, 4], norm="ortho"): dimension 0 padded, 1 trimmed.
+    let got = run(
+        "fft_fft2.default",
+        vec![
+            ("self", f32s(&[2, 5], &FFT_X)),
+            ("s", ints(&[3, 4])),
+            ("norm", string("ortho")),
+        ],
+    );
+    assert_c64(
+        got,
+        &[3, 4],
+        &[
+            (0.57735026, 0.0),
+            (-0.649519, -1.0825317),
+            (0.4330127, 0.0),
+            (-0.649519, 1.0825317),
+            (0.46909708, -0.062499996),
+            (-1.5747595, 1.2700317),
+            (1.1907849, 0.43749997),
+            (0.9252404, -0.89503175),
+            (0.46909708, 0.062499996),
+            (0.9252404, 0.89503175),
+            (1.1907849, -0.43749997),
+            (-1.5747595, -1.2700317),
+        ],
+    );
+
+    // torch.fft.ifftn(z, s=[6], norm="forward"): the last dimension, padded, unnormalized.
+    let got = run(
+        "fft_ifftn.default",
+        vec![
+            ("self", c64s(&[2, 4], &FFT_Z)),
+            ("s", ints(&[6])),
+            ("norm", string("forward")),
+        ],
+    );
+    assert_c64(
+        got,
+        &[2, 6],
+        &[
+            (4.5, -0.75),
+            (6.1160254, -0.45096192),
+            (4.8480763, 1.1830127),
+            (4.5, 2.75),
+            (-0.34807634, 0.3169873),
+            (4.3839746, -3.0490382),
+            (4.0, 1.5),
+            (-1.0669873, 4.080127),
+            (-4.799038, 1.3839748),
+            (0.0, -2.5),
+            (-2.2009618, 3.1160254),
+            (-1.9330127, -4.580127),
+        ],
+    );
+
+    // torch.fft.ifft(torch.tensor([3, -1, 4, 2])): an integer signal.
+    let got = run(
+        "fft_ifft.default",
+        vec![("self", i64s(&[4], &[3, -1, 4, 2]))],
+    );
+    assert_c64(
+        got,
+        &[4],
+        &[(2.0, 0.0), (-0.25, -0.75), (1.5, 0.0), (-0.25, 0.75)],
+    );
+}
+
+/// `fft_rfftn`, `fft_irfft2`, `fft_irfftn`: the last of `dim` is the halved one; `-1` in `s`
+/// keeps a size, and for the last dimension of a complex-to-real transform means 2 * (m - 1).
+#[test]
+fn fft_real_n_dimensional_functions_halve_the_last_of_dim() {
+    tpuc_expect::skip_without!(CpuPlugin);
+    let z = || c64s(&[2, 4], &FFT_Z);
+
+    // torch.fft.rfftn(x, s=[4, 4], dim=[1, 0]): dimension 1 trimmed, 0 padded and halved.
+    let got = run(
+        "fft_rfftn.default",
+        vec![
+            ("self", f32s(&[2, 5], &FFT_X)),
+            ("s", ints(&[4, 4])),
+            ("dim", ints(&[1, 0])),
+        ],
+    );
+    assert_c64(
+        got,
+        &[3, 4],
+        &[
+            (2.0, 0.0),
+            (-2.25, -3.75),
+            (1.5, 0.0),
+            (-2.25, 3.75),
+            (1.75, -0.25),
+            (-6.5, 2.0),
+            (3.25, 1.75),
+            (3.5, -0.5),
+            (1.5, 0.0),
+            (-0.75, 6.25),
+            (5.0, 0.0),
+            (-0.75, -6.25),
+        ],
+    );
+
+    // torch.fft.irfft2(z, s=[3, 5], norm="ortho"): 3 rows, 5 values from 3 frequencies.
+    let got = run(
+        "fft_irfft2.default",
+        vec![
+            ("self", z()),
+            ("s", ints(&[3, 5])),
+            ("norm", string("ortho")),
+        ],
+    );
+    assert_f32(
+        got,
+        &[3, 5],
+        &[
+            4.131182,
+            0.5277979,
+            0.5350844,
+            -0.37550855,
+            -0.9455725,
+            0.7573007,
+            0.047448438,
+            3.3794892,
+            -0.96026057,
+            2.0264804,
+            0.5336938,
+            4.4113536,
+            1.4644094,
+            0.12563947,
+            -0.1666041,
+        ],
+    );
+
+    // torch.fft.irfftn(z, s=[2, -1]): 2 * (4 - 1) values in the last dimension.
+    let got = run(
+        "fft_irfftn.default",
+        vec![("self", z()), ("s", ints(&[2, -1]))],
+    );
+    assert_f32(
+        got,
+        &[2, 6],
+        &[
+            1.25,
+            0.508173,
+            -0.15849367,
+            0.4166667,
+            -0.59150636,
+            0.075160325,
+            -0.25,
+            0.69716877,
+            1.2745191,
+            0.25,
+            -0.024519047,
+            0.5528313,
+        ],
+    );
+}
+
+/// The Hermitian functions are the real ones of the conjugate, normalized the other way.
+#[test]
+fn fft_hermitian_functions_conjugate() {
+    tpuc_expect::skip_without!(CpuPlugin);
+    let x = || f32s(&[2, 5], &FFT_X);
+    let z = || c64s(&[2, 4], &FFT_Z);
+
+    // torch.fft.hfft(z, n=5)
+    let got = run("fft_hfft.default", vec![("self", z()), ("n", int(5))]);
+    assert_f32(
+        got,
+        &[2, 5],
+        &[
+            7.0, 1.1803615, -1.5622709, 6.9442368, 6.4376726, 9.0, -4.8425484, 0.10793257,
+            -4.871864, -4.3935204,
+        ],
+    );
+
+    // torch.fft.ihfft(x, norm="ortho")
+    let got = run(
+        "fft_ihfft.default",
+        vec![("self", x()), ("norm", string("ortho"))],
+    );
+    assert_c64(
+        got,
+        &[2, 3],
+        &[
+            (1.4534441, 0.0),
+            (-0.5213526, -0.60329884),
+            (0.35364744, -1.4014833),
+            (0.559017, 0.0),
+            (0.94098306, 1.3763819),
+            (-2.059017, -0.32491973),
+        ],
+    );
+
+    // torch.fft.hfft2(z, norm="forward")
+    let got = run(
+        "fft_hfft2.default",
+        vec![("self", z()), ("norm", string("forward"))],
+    );
+    assert_f32(
+        got,
+        &[2, 6],
+        &[
+            1.25,
+            0.075160325,
+            -0.59150636,
+            0.4166667,
+            -0.15849367,
+            0.508173,
+            -0.25,
+            0.5528313,
+            -0.024519047,
+            0.25,
+            1.2745191,
+            0.69716877,
+        ],
+    );
+
+    // torch.fft.ihfftn(x, s=[3, 4])
+    let got = run(
+        "fft_ihfftn.default",
+        vec![("self", x()), ("s", ints(&[3, 4]))],
+    );
+    assert_c64(
+        got,
+        &[3, 3],
+        &[
+            (0.16666667, 0.0),
+            (-0.1875, 0.3125),
+            (0.125, 0.0),
+            (0.13541667, 0.018042196),
+            (-0.4545939, -0.3666266),
+            (0.34375, -0.12629537),
+            (0.13541667, -0.018042196),
+            (0.2670939, -0.25837344),
+            (0.34375, 0.12629537),
+        ],
+    );
+}
+
+#[test]
+#[should_panic(expected = "fft_rfft expects a real input tensor, got complex<f32>")]
+fn fft_rfft_refuses_a_complex_input() {
+    run("fft_rfft.default", vec![("self", c64s(&[2], &FFT_Z[..2]))]);
+}
+
+#[test]
+#[should_panic(expected = "invalid normalization mode \"half\"")]
+fn fft_functions_refuse_an_unknown_norm() {
+    run(
+        "fft_fft.default",
+        vec![("self", f32s(&[2], &[1.0, 2.0])), ("norm", string("half"))],
+    );
+}
+
+/// `fft_fftshift` rolls every dimension (or those of `dim`) by half its size, rounded down;
+/// `fft_ifftshift` by the other half.
+#[test]
+fn fft_shifts_roll_by_half_of_each_dimension() {
+    tpuc_expect::skip_without!(CpuPlugin);
+    let x = || f32s(&[2, 5], &[0.0, 1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0, 9.0]);
+    let got = run("fft_fftshift.default", vec![("self", x())]);
+    assert_f32(
+        got,
+        &[2, 5],
+        &[8.0, 9.0, 5.0, 6.0, 7.0, 3.0, 4.0, 0.0, 1.0, 2.0],
+    );
+    let got = run(
+        "fft_ifftshift.default",
+        vec![("self", x()), ("dim", ints(&[1]))],
+    );
+    assert_f32(
+        got,
+        &[2, 5],
+        &[2.0, 3.0, 4.0, 0.0, 1.0, 7.0, 8.0, 9.0, 5.0, 6.0],
+    );
+}
