@@ -829,6 +829,8 @@ def sha256_of(t: torch.Tensor) -> str:
     t = t.detach().contiguous().cpu()
     if t.dtype == torch.bfloat16:
         t = t.view(torch.int16)
+    elif t.dtype in (torch.float8_e4m3fn, torch.float8_e5m2):
+        t = t.view(torch.uint8)
     return hashlib.sha256(t.numpy().tobytes()).hexdigest()
 
 
@@ -937,7 +939,12 @@ def describe_weights(ep: ExportedProgram, model: nn.Module) -> tuple[dict, list[
             continue
         eager = eager_attribute(model, fqn)
         if eager is not None:
-            assert torch.equal(eager, t), f"{fqn}: exported value differs from the eager module's"
+            # float8 by its bytes: it has no `torch.equal` on the CPU.
+            float8 = t.dtype in (torch.float8_e4m3fn, torch.float8_e5m2)
+            same = (eager.view(torch.uint8), t.view(torch.uint8)) if float8 else (eager, t)
+            assert eager.dtype == t.dtype and torch.equal(*same), (
+                f"{fqn}: exported value differs from the eager module's"
+            )
         tensors[fqn] = t
         weights[fqn] = {**entry, **tensor_spec(t), "sha256": sha256_of(eager if eager is not None else t)}
     groups: dict[int, list[str]] = {}
@@ -1955,6 +1962,305 @@ def case_core_sym(gen: torch.Generator) -> Case:
 
 
 CASES["core_sym"] = case_core_sym
+
+# --------------------------------------------------------------------------------------------
+# Families (issue 25): each from its library's own code, tiny configurations.
+# --------------------------------------------------------------------------------------------
+
+
+class Outputs(nn.Module):
+    """Calls a library model with keyword inputs and returns the named fields of its result."""
+
+    def __init__(self, inner: nn.Module, names: tuple[str, ...], fields: tuple[str, ...], **fixed: Any) -> None:
+        super().__init__()
+        self.inner = inner
+        self.names = names
+        self.fields = fields
+        self.fixed = fixed
+
+    def forward(self, *inputs: torch.Tensor) -> tuple[torch.Tensor, ...]:
+        result = self.inner(**dict(zip(self.names, inputs)), **self.fixed)
+        return tuple(getattr(result, field) for field in self.fields)
+
+
+def case_mamba(gen: torch.Generator) -> Case:
+    """A state-space model: transformers' Mamba (selective scan, causal depthwise convolution)."""
+    from transformers import MambaConfig, MambaForCausalLM
+
+    config = MambaConfig(
+        vocab_size=64, hidden_size=16, state_size=4, num_hidden_layers=2, expand=2,
+        conv_kernel=4, time_step_rank=4, use_cache=False,
+    )
+    model = Outputs(MambaForCausalLM(config), ("input_ids",), ("logits",), use_cache=False)
+    return Case(model, [(torch.randint(0, 64, (2, 8), generator=gen),)], tolerance=dict(DEEP_F32_TOL))
+
+
+def case_hubert(gen: torch.Generator) -> Case:
+    """A speech encoder: transformers' Hubert (convolutional feature extractor, grouped
+    positional convolution, transformer layers) on raw audio."""
+    from transformers import HubertConfig, HubertModel
+
+    config = HubertConfig(
+        hidden_size=16, num_hidden_layers=2, num_attention_heads=2, intermediate_size=32,
+        conv_dim=(8, 8), conv_stride=(5, 2), conv_kernel=(10, 3), num_conv_pos_embeddings=8,
+        num_conv_pos_embedding_groups=2,
+    )
+    model = Outputs(HubertModel(config), ("input_values",), ("last_hidden_state",))
+    return Case(model, [(randn(gen, 2, 400),)], tolerance=dict(DEEP_F32_TOL))
+
+
+def case_whisper(gen: torch.Generator) -> Case:
+    """A speech encoder-decoder: transformers' Whisper on log-mel features and decoder ids."""
+    from transformers import WhisperConfig, WhisperModel
+
+    config = WhisperConfig(
+        vocab_size=64, d_model=16, encoder_layers=1, decoder_layers=1, encoder_attention_heads=2,
+        decoder_attention_heads=2, encoder_ffn_dim=32, decoder_ffn_dim=32, num_mel_bins=8,
+        max_source_positions=16, max_target_positions=16, pad_token_id=0, bos_token_id=1,
+        eos_token_id=2, decoder_start_token_id=1,
+    )
+    model = Outputs(WhisperModel(config), ("input_features", "decoder_input_ids"), ("last_hidden_state",))
+    args = (randn(gen, 1, 8, 32), torch.randint(0, 64, (1, 5), generator=gen))
+    return Case(model, [args], tolerance=dict(DEEP_F32_TOL))
+
+
+def case_time_series(gen: torch.Generator) -> Case:
+    """transformers' TimeSeriesTransformer: lagged values, time features and scaling."""
+    from transformers import TimeSeriesTransformerConfig, TimeSeriesTransformerModel
+
+    config = TimeSeriesTransformerConfig(
+        prediction_length=4, context_length=8, input_size=1, lags_sequence=[1, 2],
+        num_time_features=1, d_model=16, encoder_layers=1, decoder_layers=1,
+        encoder_attention_heads=2, decoder_attention_heads=2, encoder_ffn_dim=16, decoder_ffn_dim=16,
+    )
+    names = ("past_values", "past_time_features", "past_observed_mask", "future_time_features")
+    model = Outputs(TimeSeriesTransformerModel(config), names, ("last_hidden_state",))
+    args = (randn(gen, 2, 10), randn(gen, 2, 10, 1), torch.ones(2, 10), randn(gen, 2, 4, 1))
+    return Case(model, [args], tolerance=dict(DEEP_F32_TOL))
+
+
+def case_yolos(gen: torch.Generator) -> Case:
+    """Detection with a plain ViT: transformers' YOLOS (detection tokens, box head)."""
+    from transformers import YolosConfig, YolosForObjectDetection
+
+    config = YolosConfig(
+        hidden_size=16, num_hidden_layers=2, num_attention_heads=2, intermediate_size=32,
+        image_size=[32, 32], patch_size=8, num_detection_tokens=4, num_labels=3,
+    )
+    model = Outputs(YolosForObjectDetection(config), ("pixel_values",), ("logits", "pred_boxes"))
+    return Case(model, [(randn(gen, 1, 3, 32, 32),)], tolerance=dict(DEEP_F32_TOL))
+
+
+def case_detr(gen: torch.Generator) -> Case:
+    """Detection: transformers' DETR with its own ResNet backbone, sine position embeddings,
+    the pixel mask and object queries."""
+    from transformers import DetrConfig, DetrForObjectDetection, ResNetConfig
+
+    backbone = ResNetConfig(embedding_size=8, hidden_sizes=[8, 16, 16, 32], depths=[1, 1, 1, 1], out_features=["stage4"])
+    config = DetrConfig(
+        use_timm_backbone=False, use_pretrained_backbone=False, backbone_config=backbone, d_model=16,
+        encoder_layers=1, decoder_layers=1, encoder_attention_heads=2, decoder_attention_heads=2,
+        encoder_ffn_dim=32, decoder_ffn_dim=32, num_queries=4, num_labels=3,
+    )
+    model = Outputs(DetrForObjectDetection(config), ("pixel_values",), ("logits", "pred_boxes"))
+    return Case(model, [(randn(gen, 1, 3, 64, 64),)], tolerance=dict(DEEP_F32_TOL))
+
+
+class RegionFeatures(nn.Module):
+    """torchvision's `roi_align` as detectors use it: fixed and adaptive sampling, aligned or not,
+    boxes on two images, one reaching past the feature map and one empty."""
+
+    def forward(self, features: torch.Tensor, boxes: torch.Tensor) -> tuple[torch.Tensor, ...]:
+        from torchvision.ops import roi_align
+
+        fixed = roi_align(features, boxes, output_size=(3, 3), spatial_scale=0.5, sampling_ratio=2, aligned=True)
+        adaptive = roi_align(features, boxes, output_size=2, spatial_scale=0.5, sampling_ratio=-1, aligned=False)
+        return fixed, adaptive
+
+
+def case_roi_align(gen: torch.Generator) -> Case:
+    boxes = torch.tensor(
+        [[0, 1.0, 1.0, 9.0, 7.0], [1, 0.5, 2.0, 14.0, 12.5], [0, 3.0, 0.0, 6.0, 15.0],
+         [1, 10.0, 10.0, 18.0, 17.0], [0, 4.0, 4.0, 4.0, 4.0]]
+    )
+    return Case(RegionFeatures(), [(randn(gen, 2, 4, 8, 8), boxes)])
+
+
+def case_unet2d_condition(gen: torch.Generator) -> Case:
+    """Diffusion: diffusers' UNet2DConditionModel (timestep embedding, ResNet blocks with group
+    norm, cross-attention to the text states, down- and upsampling)."""
+    from diffusers import UNet2DConditionModel
+
+    unet = UNet2DConditionModel(
+        sample_size=8, in_channels=4, out_channels=4, layers_per_block=1, block_out_channels=(8, 16),
+        down_block_types=("CrossAttnDownBlock2D", "DownBlock2D"), up_block_types=("UpBlock2D", "CrossAttnUpBlock2D"),
+        cross_attention_dim=16, attention_head_dim=4, norm_num_groups=4,
+    )
+    model = Outputs(unet, ("sample", "timestep", "encoder_hidden_states"), ("sample",))
+    args = (randn(gen, 1, 4, 8, 8), torch.tensor([10]), randn(gen, 1, 3, 16))
+    return Case(model, [args], tolerance=dict(DEEP_F32_TOL))
+
+
+class LatentDecoder(nn.Module):
+    """An AutoencoderKL's decoder from latents to pixels."""
+
+    def __init__(self, vae: nn.Module) -> None:
+        super().__init__()
+        self.vae = vae
+
+    def forward(self, latents: torch.Tensor) -> torch.Tensor:
+        return self.vae.decode(latents).sample
+
+
+def case_vae_decoder(gen: torch.Generator) -> Case:
+    from diffusers import AutoencoderKL
+
+    vae = AutoencoderKL(
+        in_channels=3, out_channels=3, down_block_types=("DownEncoderBlock2D", "DownEncoderBlock2D"),
+        up_block_types=("UpDecoderBlock2D", "UpDecoderBlock2D"), block_out_channels=(8, 16),
+        layers_per_block=1, latent_channels=4, norm_num_groups=4, sample_size=16,
+    )
+    return Case(LatentDecoder(vae), [(randn(gen, 1, 4, 8, 8),)], tolerance=dict(DEEP_F32_TOL))
+
+
+def case_bert_dyn_seq(gen: torch.Generator) -> Case:
+    """transformers' BERT exported with `Dim` on the sequence (and padding masks)."""
+    from transformers import BertConfig, BertModel
+
+    config = BertConfig(
+        vocab_size=64, hidden_size=16, num_hidden_layers=2, num_attention_heads=2,
+        intermediate_size=32, max_position_embeddings=64, attn_implementation="sdpa",
+    )
+    model = LogitsOnly(BertModel(config, add_pooling_layer=False), "last_hidden_state")
+    sets = []
+    for length in (12, 5, 30):
+        ids = torch.randint(0, 64, (2, length), generator=gen)
+        mask = torch.ones(2, length, dtype=torch.int64)
+        mask[1, length // 2 :] = 0
+        sets.append((ids, mask))
+    seq = Dim("seq", min=2, max=64)
+    return Case(
+        model, sets, tolerance=dict(DEEP_F32_TOL),
+        dynamic_shapes={"input_ids": {1: seq}, "attention_mask": {1: seq}},
+    )
+
+
+CASES.update(
+    {
+        "mamba": case_mamba,
+        "hubert": case_hubert,
+        "whisper": case_whisper,
+        "time_series": case_time_series,
+        "yolos": case_yolos,
+        "detr": case_detr,
+        "roi_align": case_roi_align,
+        "unet2d_condition": case_unet2d_condition,
+        "vae_decoder": case_vae_decoder,
+        "bert_dyn_seq": case_bert_dyn_seq,
+    }
+)
+
+
+
+class Quantized(nn.Module):
+    """A small CNN and MLP, quantized by torchao's PT2E flow (X86 inductor quantizer: int8
+    activations per tensor, int8 weights per channel) after export."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.l1 = nn.Linear(8, 16)
+        self.l2 = nn.Linear(16, 4)
+        self.conv = nn.Conv2d(3, 4, 3)
+
+    def forward(self, x: torch.Tensor, img: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        return self.l2(torch.relu(self.l1(x))), self.conv(img)
+
+
+def case_pt2e_int8(gen: torch.Generator) -> Case:
+    import torchao.quantization.pt2e.quantizer.x86_inductor_quantizer as x86
+    from torchao.quantization.pt2e.quantize_pt2e import convert_pt2e, prepare_pt2e
+
+    args = (randn(gen, 2, 8), randn(gen, 1, 3, 6, 6))
+    captured = torch.export.export(Quantized().eval(), args).module()
+    quantizer = x86.X86InductorQuantizer().set_global(x86.get_default_x86_inductor_quantization_config())
+    prepared = prepare_pt2e(captured, quantizer)
+    prepared(*args)
+    return Case(Converted(convert_pt2e(prepared)), [args, (randn(gen, 2, 8), randn(gen, 1, 3, 6, 6))])
+
+
+class Converted(nn.Module):
+    """A converted PT2E program as a module: it is in eval mode already and refuses `.eval()`."""
+
+    def __init__(self, program: nn.Module) -> None:
+        super().__init__()
+        self.program = program
+
+    def train(self, mode: bool = True) -> "Converted":
+        return self
+
+    def forward(self, *inputs: torch.Tensor) -> Any:
+        return self.program(*inputs)
+
+
+class Float8Weights(nn.Module):
+    """float8 weights with per-tensor scales: e4m3 and e5m2 buffers dequantized in forward, and a
+    float8 product by `torch._scaled_mm` with a dynamically scaled activation."""
+
+    def __init__(self, gen: torch.Generator) -> None:
+        super().__init__()
+        w, w2 = randn(gen, 16, 8), randn(gen, 4, 16)
+        self.register_buffer("w8", (w / (w.abs().max() / 448)).to(torch.float8_e4m3fn))
+        self.register_buffer("w_scale", (w.abs().max() / 448).reshape(()))
+        self.register_buffer("w2", (w2 / (w2.abs().max() / 57344)).to(torch.float8_e5m2))
+        self.register_buffer("w2_scale", (w2.abs().max() / 57344).reshape(()))
+
+    def forward(self, x: torch.Tensor) -> tuple[torch.Tensor, ...]:
+        h = x @ (self.w8.to(torch.float32) * self.w_scale).t()
+        x_scale = (x.abs().max() / 448).reshape(())
+        x8 = (x / x_scale).to(torch.float8_e4m3fn)
+        product = torch._scaled_mm(x8, self.w8.t(), scale_a=x_scale, scale_b=self.w_scale, out_dtype=torch.float32)
+        y = torch.relu(h) @ (self.w2.to(torch.float32) * self.w2_scale).t()
+        return h, product, y
+
+
+def case_float8(gen: torch.Generator) -> Case:
+    return Case(Float8Weights(gen), [(randn(gen, 16, 8),)])
+
+
+CASES.update({"pt2e_int8": case_pt2e_int8, "float8": case_float8})
+
+
+class Spectral(nn.Module):
+    """The `torch.fft` functions as a training-dialect program keeps them (the core variant has
+    `_fft_r2c`, `_fft_c2r`, `_fft_c2c`): a signal zero-padded into its half spectrum, filtered by
+    a learned complex response (the spectrum of a learned kernel times a learned gain per
+    frequency) and brought back at its own length; an image's 2-D spectrum, masked and
+    inverted; the magnitudes of a trimmed n-D real spectrum, zero frequency in the middle; and
+    the Hermitian pair."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.kernel = nn.Parameter(torch.randn(5) * 0.5)
+        self.gain = nn.Parameter(torch.rand(9) + 0.5)
+        self.register_buffer("mask", (torch.rand(6, 8) > 0.3).float())
+
+    def forward(self, signal: torch.Tensor, image: torch.Tensor) -> tuple[torch.Tensor, ...]:
+        spectrum = torch.fft.rfft(signal, n=16)
+        response = torch.fft.rfft(self.kernel, n=16) * self.gain
+        filtered = torch.fft.irfft(spectrum * response, n=signal.shape[-1])
+        planes = torch.fft.fft2(image, norm="ortho")
+        masked = torch.fft.ifft2(planes * self.mask, norm="ortho").abs()
+        magnitudes = torch.fft.fftshift(torch.fft.rfftn(image, s=(4, 6), dim=(1, 2)).abs(), dim=1)
+        inverted = torch.fft.irfftn(torch.fft.fftn(image[0], norm="forward"), s=(6, 8), norm="forward")
+        hermitian = torch.fft.hfft(torch.fft.ihfft(signal, norm="ortho"), n=12, norm="ortho")
+        return filtered, masked, magnitudes, inverted, hermitian
+
+
+def case_spectral(gen: torch.Generator) -> Case:
+    return Case(Spectral(), [(randn(gen, 2, 12), randn(gen, 2, 6, 8))])
+
+
+CASES["spectral"] = case_spectral
 
 if __name__ == "__main__":
     sys.exit(main())

@@ -43,6 +43,8 @@ pub(crate) struct ArgSchema {
 /// A parsed signature.
 #[derive(Clone, Debug, PartialEq)]
 pub(crate) struct OpSchema {
+    /// `aten`, or the library of `torchvision::roi_align`.
+    pub namespace: String,
     /// `add`
     pub name: String,
     /// `Tensor`, or `default` when the signature has no overload name.
@@ -59,7 +61,10 @@ pub(crate) struct OpSchema {
 impl OpSchema {
     /// The export target: `torch.ops.aten.add.Tensor`.
     pub fn target(&self) -> String {
-        format!("torch.ops.aten.{}.{}", self.name, self.overload)
+        format!(
+            "torch.ops.{}.{}.{}",
+            self.namespace, self.name, self.overload
+        )
     }
 
     pub fn arg(&self, name: &str) -> Option<&ArgSchema> {
@@ -87,6 +92,7 @@ impl OpSchema {
     pub fn in_place(&self) -> Option<OpSchema> {
         let first = self.args.first()?;
         let functional = self.mutated_args().next().is_none()
+            && self.namespace == "aten"
             && self.returns_one_tensor
             && self.return_aliases == [None]
             && !self.name.ends_with('_')
@@ -105,6 +111,7 @@ impl OpSchema {
             ..first.clone()
         };
         Some(OpSchema {
+            namespace: self.namespace.clone(),
             name: format!("{}_", self.name),
             overload: self.overload.clone(),
             args,
@@ -126,7 +133,9 @@ impl OpSchema {
         let inner = head[open + 1..]
             .strip_suffix(')')
             .ok_or_else(|| format!("`{text}`: the arguments do not end with `)`"))?;
-        let qualified = &head[..open];
+        let (namespace, qualified) = head[..open]
+            .split_once("::")
+            .unwrap_or(("aten", &head[..open]));
         let (name, overload) = qualified.split_once('.').unwrap_or((qualified, "default"));
         let mut args = Vec::new();
         let mut keyword_only = false;
@@ -152,6 +161,7 @@ impl OpSchema {
         let returns_one_tensor = matches!(results.as_slice(), [one] if one.trim().starts_with("Tensor") && !one.contains("[]"));
         let return_aliases = results.iter().map(|r| written_alias(r.trim())).collect();
         Ok(OpSchema {
+            namespace: namespace.to_owned(),
             name: name.to_owned(),
             overload: overload.to_owned(),
             args,

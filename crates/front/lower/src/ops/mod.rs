@@ -28,9 +28,11 @@ mod norm;
 mod norm_backward;
 mod pad;
 mod pool;
+mod quantized;
 mod reduction;
 mod resize;
 mod rnn;
+mod roi_align;
 mod scatter_reduce;
 mod search;
 mod sequences;
@@ -79,9 +81,11 @@ pub(crate) const FAMILIES: &[&[OpDef]] = &[
     norm_backward::OPS,
     pad::OPS,
     pool::OPS,
+    quantized::OPS,
     reduction::OPS,
     resize::OPS,
     rnn::OPS,
+    roi_align::OPS,
     scatter_reduce::OPS,
     search::OPS,
     sequences::OPS,

@@ -1,0 +1,237 @@
+//! Quantized programs. PT2E quantization's `quantized_decomposed` ops (torchao's
+//! `convert_pt2e` leaves them around the float ops): affine quantize and dequantize, per tensor
+//! (scale and zero point as numbers or as tensors) and per channel, as torch's reference
+//! implementations compute them (`torch/ao/quantization/fx/_decomposed.py`):
+//! `clamp(round(x · (1/scale)) + zero_point)` rounding half to even, and
+//! `(q - zero_point) · scale`. And float8's scaled product `_scaled_mm`: the float8 operands
+//! go into the `dot_general` as they are, accumulated in float32, then scaled. Quantized
+//! tensors keep their narrow type, so XLA sees `i8`/`u8`/`f8` weights and the conversion next
+//! to their use.
+
+use tpuc_ir::{FunctionBuilder, Value};
+use tpuc_pt2::DType;
+
+use super::one;
+use crate::args::{Args, Operand};
+use crate::cx::Cx;
+use crate::env::Val;
+use crate::error::{OpResult, bail};
+use crate::op_def::{OpDef, aten};
+use crate::promote::{Scalar, promote_types};
+use crate::support;
+
+pub(super) const OPS: &[OpDef] = &[
+    aten(
+        "quantized_decomposed::quantize_per_tensor(Tensor input, float scale, int zero_point, int quant_min, int quant_max, ScalarType dtype) -> Tensor",
+        quantize_per_tensor,
+    ),
+    aten(
+        "quantized_decomposed::quantize_per_tensor.tensor(Tensor input, Tensor scale, Tensor zero_point, int quant_min, int quant_max, ScalarType dtype) -> Tensor",
+        quantize_per_tensor,
+    ),
+    aten(
+        "quantized_decomposed::quantize_per_tensor.tensor2(Tensor input, Tensor scale, Tensor zero_point, Tensor quant_min, Tensor quant_max, ScalarType dtype) -> Tensor",
+        quantize_per_tensor,
+    ),
+    aten(
+        "quantized_decomposed::dequantize_per_tensor(Tensor input, float scale, int zero_point, int quant_min, int quant_max, ScalarType dtype, *, ScalarType? out_dtype=None) -> Tensor",
+        dequantize_per_tensor,
+    ),
+    aten(
+        "quantized_decomposed::dequantize_per_tensor.tensor(Tensor input, Tensor scale, Tensor zero_point, int quant_min, int quant_max, ScalarType dtype, *, ScalarType? out_dtype=None) -> Tensor",
+        dequantize_per_tensor,
+    ),
+    aten(
+        "quantized_decomposed::dequantize_per_tensor.tensor2(Tensor input, Tensor scale, Tensor zero_point, Tensor quant_min, Tensor quant_max, ScalarType dtype, *, ScalarType? out_dtype=None) -> Tensor",
+        dequantize_per_tensor,
+    ),
+    aten(
+        "quantized_decomposed::quantize_per_channel(Tensor input, Tensor scales, Tensor zero_points, int axis, int quant_min, int quant_max, ScalarType dtype) -> Tensor",
+        quantize_per_channel,
+    ),
+    aten(
+        "quantized_decomposed::dequantize_per_channel(Tensor input, Tensor scales, Tensor? zero_points, int axis, int quant_min, int quant_max, ScalarType dtype, *, ScalarType? out_dtype=None) -> Tensor",
+        dequantize_per_channel,
+    ),
+    aten(
+        "_scaled_mm(Tensor self, Tensor mat2, Tensor scale_a, Tensor scale_b, Tensor? bias=None, Tensor? scale_result=None, ScalarType? out_dtype=None, bool use_fast_accum=False) -> Tensor",
+        scaled_mm,
+    ),
+];
+
+/// A quantization parameter (a number, or a tensor of one element or one per channel) as a
+/// tensor of `dtype`, reshaped to `[1, ..., n, ..., 1]` along `axis`
+/// of a rank-`rank` tensor (a number or a one-element tensor: a scalar).
+fn shaped(
+    b: &mut FunctionBuilder,
+    value: Operand,
+    dtype: DType,
+    axis: Option<(usize, usize)>,
+) -> OpResult<Value> {
+    let v = match value {
+        Operand::Scalar(s) => return support::splat(b, dtype, &[], s),
+        Operand::Tensor(v) => support::convert(b, v, dtype)?,
+    };
+    let count = support::numel(&support::shape(b, v)?);
+    match axis {
+        Some((axis, rank)) => {
+            let mut shape = vec![1; rank];
+            shape[axis] = count;
+            support::reshape(b, v, &shape)
+        }
+        None if count == 1 => support::reshape(b, v, &[]),
+        None => bail!("a per-tensor quantization parameter has {count} elements, not 1"),
+    }
+}
+
+/// `clamp(round(x · (1/scale)) + zero_point, quant_min, quant_max)` in float32 (float64 with
+/// float64 scales), converted to `dtype`; parameters broadcast from `axis`.
+fn quantize(cx: &mut Cx<'_>, args: &Args<'_>, axis: Option<i64>) -> OpResult<Vec<Val>> {
+    let x = args.tensor("input")?;
+    let dtype = args
+        .opt_dtype("dtype")?
+        .ok_or_else(|| crate::error::OpError::new("quantize needs a dtype"))?;
+    let (scale, zero_point) = match axis {
+        Some(_) => (args.operand("scales")?, args.operand("zero_points")?),
+        None => (args.operand("scale")?, args.operand("zero_point")?),
+    };
+    let (low, high) = (args.operand("quant_min")?, args.operand("quant_max")?);
+    let b = &mut *cx.b;
+    let rank = support::shape(b, x)?.len();
+    let axis = axis
+        .map(|a| support::norm_dim(a, rank).map(|a| (a, rank)))
+        .transpose()?;
+    // A per-tensor scale is a Python float (or `.item()` of one): its reciprocal is taken in
+    // float64 and used as float32; per-channel scales divide in their own type.
+    let compute = match (axis, scale) {
+        (Some(_), Operand::Tensor(s)) => promote_types(DType::F32, support::dtype(b, s)?)?,
+        _ => DType::F32,
+    };
+    let inverse = match (axis, scale) {
+        (None, Operand::Scalar(s)) => {
+            support::splat(b, compute, &[], Scalar::Float(1.0 / s.as_f64()))?
+        }
+        (None, scale) => {
+            let s = shaped(b, scale, DType::F64, None)?;
+            let one_ = support::like(b, s, Scalar::Float(1.0))?;
+            let inverse = b.divide(one_, s)?;
+            support::convert(b, inverse, compute)?
+        }
+        (Some(_), scale) => {
+            let s = shaped(b, scale, compute, axis)?;
+            let one_ = support::like(b, s, Scalar::Float(1.0))?;
+            b.divide(one_, s)?
+        }
+    };
+    let x = support::convert(b, x, compute)?;
+    let shape = support::shape(b, x)?;
+    let inverse = support::broadcast_to(b, inverse, &shape)?;
+    let scaled = b.multiply(x, inverse)?;
+    let rounded = b.round_nearest_even(scaled)?;
+    let zero_point = shaped(b, zero_point, compute, axis)?;
+    let zero_point = support::broadcast_to(b, zero_point, &shape)?;
+    let shifted = b.add(rounded, zero_point)?;
+    let low = shaped(b, low, compute, None)?;
+    let high = shaped(b, high, compute, None)?;
+    let low = support::broadcast_to(b, low, &shape)?;
+    let high = support::broadcast_to(b, high, &shape)?;
+    let clamped = b.clamp(low, shifted, high)?;
+    one(support::convert(b, clamped, dtype)?)
+}
+
+/// `(q - zero_point) · scale` in `out_dtype` (float32 unless given).
+fn dequantize(cx: &mut Cx<'_>, args: &Args<'_>, axis: Option<i64>) -> OpResult<Vec<Val>> {
+    let q = args.tensor("input")?;
+    let out = args.opt_dtype("out_dtype")?.unwrap_or(DType::F32);
+    let (scale, zero_point) = match axis {
+        Some(_) => (
+            args.operand("scales")?,
+            match args.opt_tensor("zero_points")? {
+                Some(z) => Operand::Tensor(z),
+                None => Operand::Scalar(Scalar::Int(0)),
+            },
+        ),
+        None => (args.operand("scale")?, args.operand("zero_point")?),
+    };
+    let b = &mut *cx.b;
+    let rank = support::shape(b, q)?.len();
+    let axis = axis
+        .map(|a| support::norm_dim(a, rank).map(|a| (a, rank)))
+        .transpose()?;
+    // Per tensor, the input is converted first; per channel, the difference is integral and
+    // the product takes the scales' type.
+    let compute = match (axis, scale) {
+        (Some(_), Operand::Tensor(s)) => promote_types(out, support::dtype(b, s)?)?,
+        _ => out,
+    };
+    let shape = support::shape(b, q)?;
+    let q = support::convert(b, q, compute)?;
+    let zero_point = shaped(b, zero_point, compute, axis)?;
+    let zero_point = support::broadcast_to(b, zero_point, &shape)?;
+    let centred = b.subtract(q, zero_point)?;
+    let scale = shaped(b, scale, compute, axis)?;
+    let scale = support::broadcast_to(b, scale, &shape)?;
+    let value = b.multiply(centred, scale)?;
+    one(support::convert(b, value, out)?)
+}
+
+fn quantize_per_tensor(cx: &mut Cx<'_>, args: &Args<'_>) -> OpResult<Vec<Val>> {
+    quantize(cx, args, None)
+}
+
+fn dequantize_per_tensor(cx: &mut Cx<'_>, args: &Args<'_>) -> OpResult<Vec<Val>> {
+    dequantize(cx, args, None)
+}
+
+fn quantize_per_channel(cx: &mut Cx<'_>, args: &Args<'_>) -> OpResult<Vec<Val>> {
+    let axis = args.int("axis")?;
+    quantize(cx, args, Some(axis))
+}
+
+fn dequantize_per_channel(cx: &mut Cx<'_>, args: &Args<'_>) -> OpResult<Vec<Val>> {
+    let axis = args.int("axis")?;
+    dequantize(cx, args, Some(axis))
+}
+
+/// `(self · mat2) · scale_a · scale_b (+ bias)`, accumulated in float32; the scales are one
+/// number each, or per row of `self` (`[M, 1]`) and per column of `mat2` (`[1, N]`).
+fn scaled_mm(cx: &mut Cx<'_>, args: &Args<'_>) -> OpResult<Vec<Val>> {
+    let (a, m) = (args.tensor("self")?, args.tensor("mat2")?);
+    let (scale_a, scale_b) = (args.tensor("scale_a")?, args.tensor("scale_b")?);
+    if args.opt_tensor("scale_result")?.is_some() {
+        return Err(crate::error::OpError::unsupported(
+            "`_scaled_mm` with `scale_result` (a float8 result's own scale)",
+        ));
+    }
+    let bias = args.opt_tensor("bias")?;
+    let b = &mut *cx.b;
+    let out = match args.opt_dtype("out_dtype")? {
+        Some(dtype) => dtype,
+        None => support::dtype(b, a)?,
+    };
+    let dims = tpuc_ir::DotDims {
+        lhs_batching: Vec::new(),
+        rhs_batching: Vec::new(),
+        lhs_contracting: vec![1],
+        rhs_contracting: vec![0],
+    };
+    let f32 = crate::dtype::element_type(DType::F32)?;
+    let product = support::dot_into(b, a, m, dims, Some(f32))?;
+    let shape = support::shape(b, product)?;
+    let mut value = product;
+    for scale in [scale_a, scale_b] {
+        let scale = support::convert(b, scale, DType::F32)?;
+        let scale = match support::numel(&support::shape(b, scale)?) {
+            1 => support::reshape(b, scale, &[])?,
+            _ => scale,
+        };
+        let scale = support::broadcast_to(b, scale, &shape)?;
+        value = b.multiply(value, scale)?;
+    }
+    if let Some(bias) = bias {
+        let bias = support::convert(b, bias, DType::F32)?;
+        let bias = support::broadcast_to(b, bias, &shape)?;
+        value = b.add(value, bias)?;
+    }
+    one(support::convert(b, value, out)?)
+}
