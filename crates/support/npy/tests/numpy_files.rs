@@ -104,8 +104,8 @@ fn format_versions_scalars_and_empty_arrays() {
     }
 }
 
-/// The model fixtures: float32, float16 (`llama_f16`), int64 and bool arrays written by
-/// `testdata/generate.py` (bfloat16 tensors are stored as float32).
+/// The model fixtures: float32, float16 (`llama_f16`), int64, int32 (`buckets`) and bool arrays
+/// written by `testdata/generate.py` (bfloat16 tensors are stored as float32).
 #[test]
 fn model_fixtures_read_with_the_manifest_shapes() {
     let models = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../testdata/models");
@@ -117,7 +117,7 @@ fn model_fixtures_read_with_the_manifest_shapes() {
             assert!(
                 matches!(
                     array.dtype(),
-                    Dtype::F32 | Dtype::F16 | Dtype::I64 | Dtype::Bool
+                    Dtype::F32 | Dtype::F16 | Dtype::I64 | Dtype::I32 | Dtype::Bool
                 ),
                 "{path:?}"
             );
