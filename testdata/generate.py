@@ -2262,5 +2262,31 @@ def case_spectral(gen: torch.Generator) -> Case:
 
 CASES["spectral"] = case_spectral
 
+
+class ComplexRotary(nn.Module):
+    """Rotary embeddings the way Meta's Llama code writes them: frequencies from `torch.polar`,
+    query pairs as complex numbers (`view_as_complex`), rotated by a complex product and taken
+    back with `view_as_real`; and a complex value built, taken apart and measured
+    (`torch.complex`, `.real`, `.imag`, `.angle()`, `.abs()`)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        freqs = 1.0 / (10000 ** (torch.arange(0, 8, 2).float() / 8))
+        angles = torch.outer(torch.arange(6).float(), freqs)
+        self.register_buffer("freqs_cis", torch.polar(torch.ones_like(angles), angles))
+
+    def forward(self, q: torch.Tensor, re: torch.Tensor, im: torch.Tensor) -> tuple[torch.Tensor, ...]:
+        pairs = torch.view_as_complex(q.float().reshape(*q.shape[:-1], -1, 2))
+        rotated = torch.view_as_real(pairs * self.freqs_cis[None, :, None, :]).flatten(3)
+        z = torch.complex(re, im) * torch.polar(re.abs(), im)
+        return rotated.type_as(q), z.real, z.imag, z.angle(), z.abs(), re.angle()
+
+
+def case_complex_rotary(gen: torch.Generator) -> Case:
+    return Case(ComplexRotary(), [(randn(gen, 2, 6, 2, 8), randn(gen, 3, 4), randn(gen, 3, 4))])
+
+
+CASES["complex_rotary"] = case_complex_rotary
+
 if __name__ == "__main__":
     sys.exit(main())

@@ -6,6 +6,7 @@ mod backward;
 mod batch_stats;
 mod cast;
 mod collective;
+mod complex;
 mod control;
 mod conv;
 mod creation;
@@ -60,6 +61,7 @@ pub(crate) const FAMILIES: &[&[OpDef]] = &[
     batch_stats::OPS,
     cast::OPS,
     collective::OPS,
+    complex::OPS,
     control::OPS,
     conv::OPS,
     creation::OPS,
