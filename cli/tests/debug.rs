@@ -147,20 +147,27 @@ fn debug_nan_run_names_the_first_node_whose_output_is_not_finite() {
         }
     }
     // An expected output that is finite where the run's is not says so.
-    let input = input_with(dir.path(), -1.0);
-    let args = [
-        "run",
-        "testdata/models/log_of_input.pt2",
-        "--input",
-        &input,
-        "--expect",
-        "testdata/models/log_of_input.out0.npy",
-        "--expect",
-        "testdata/models/log_of_input.out1.npy",
-        "--output-dir",
-        out,
-    ];
-    let run = support::command(&cache, &args).output().unwrap();
+    // Runs against the fixture's expected outputs.
+    let expecting = |input: &str, extra: &[&str]| {
+        let args = [
+            &[
+                "run",
+                "testdata/models/log_of_input.pt2",
+                "--input",
+                input,
+                "--expect",
+                "testdata/models/log_of_input.out0.npy",
+                "--expect",
+                "testdata/models/log_of_input.out1.npy",
+                "--output-dir",
+                out,
+            ],
+            extra,
+        ]
+        .concat();
+        support::command(&cache, &args).output().unwrap()
+    };
+    let run = expecting(&input_with(dir.path(), -1.0), &[]);
     let stdout = unwrapped(&run.stdout);
     assert_ne!(run.status.code(), Some(0), "{stdout}");
     assert!(
@@ -170,20 +177,7 @@ fn debug_nan_run_names_the_first_node_whose_output_is_not_finite() {
         "{stdout}"
     );
     // Finite inputs pass the checks.
-    let args = [
-        "run",
-        "testdata/models/log_of_input.pt2",
-        "--input",
-        "testdata/models/log_of_input.in0.npy",
-        "--expect",
-        "testdata/models/log_of_input.out0.npy",
-        "--expect",
-        "testdata/models/log_of_input.out1.npy",
-        "--output-dir",
-        out,
-        "--debug=nan",
-    ];
-    let run = support::command(&cache, &args).output().unwrap();
+    let run = expecting("testdata/models/log_of_input.in0.npy", &["--debug=nan"]);
     assert!(run.status.success(), "{}", unwrapped(&run.stderr));
 }
 

@@ -64,7 +64,8 @@ impl Disagreement {
 }
 
 /// The outcome of lowering a program whose nodes disagreed with their records: the first
-/// disagreement as the error when a later node failed or a program output is one of them.
+/// disagreement as the error when a later node failed or a program output is one of them. An
+/// op tpuc does not lower stays that error, whatever the records say.
 pub(crate) fn judge(
     disagreements: &[Disagreement],
     later: Option<&LowerError>,
@@ -73,8 +74,12 @@ pub(crate) fn judge(
     let Some(first) = disagreements.first() else {
         return Ok(());
     };
-    if let Some(error) = later {
-        return Err(first.error(format!("lowering then failed: {error}")));
+    match later {
+        Some(LowerError::UnsupportedOp { .. } | LowerError::UnsupportedOps { .. }) => {
+            return Ok(());
+        }
+        Some(error) => return Err(first.error(format!("lowering then failed: {error}"))),
+        None => {}
     }
     match disagreements
         .iter()

@@ -645,19 +645,12 @@ pub(crate) fn lower(archive: &Archive, options: &LowerOptions) -> Result<Lowered
         Err(error) => Some(error),
         Ok(_) => errors.first(),
     };
-    // An op tpuc does not lower is that, whatever the records say.
-    let unsupported = matches!(
-        failed,
-        Some(LowerError::UnsupportedOp { .. } | LowerError::UnsupportedOps { .. })
-    );
-    if !unsupported {
-        let output_names: Vec<&str> = graph
-            .outputs
-            .iter()
-            .filter_map(|o| o.value_name())
-            .collect();
-        disagreement::judge(&disagreements, failed, &output_names)?;
-    }
+    let output_names: Vec<&str> = graph
+        .outputs
+        .iter()
+        .filter_map(|o| o.value_name())
+        .collect();
+    disagreement::judge(&disagreements, failed, &output_names)?;
     let (outputs, env) = match outputs {
         Ok(done) if errors.is_empty() => done,
         Ok(_) if errors.len() == 1 => return Err(errors.remove(0)),

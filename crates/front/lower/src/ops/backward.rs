@@ -2,17 +2,19 @@
 //! `convolution_backward`, `max_pool2d_with_indices_backward` and
 //! `embedding_dense_backward` (the pooling and normalisation ones sit with their forward).
 
-use tpuc_ir::{BinaryOp, ScatterDims};
+use tpuc_ir::{BinaryOp, ComparisonDirection, FunctionBuilder, ScatterDims, Value};
 use tpuc_pt2::DType;
 use tpuc_pt2::schema::Argument;
 
 use super::conv::conv_attrs;
+use super::indexing::{gather_along, put_values};
 use crate::args::Args;
 use crate::cx::Cx;
 use crate::dtype::element_type;
 use crate::env::Val;
 use crate::error::{OpResult, bail};
 use crate::op_def::{OpDef, aten};
+use crate::promote::Scalar;
 use crate::support::{self, reduce};
 
 pub(super) const OPS: &[OpDef] = &[
@@ -34,15 +36,20 @@ pub(super) const OPS: &[OpDef] = &[
     ),
 ];
 
+/// Which of a backward op's three gradients are wanted.
+pub(super) fn output_mask(args: &Args<'_>) -> OpResult<Vec<bool>> {
+    match args.raw("output_mask")? {
+        Argument::AsBools(mask) if mask.len() == 3 => Ok(mask.clone()),
+        other => bail!("`output_mask` is {other:?}, not three booleans"),
+    }
+}
+
 /// (input, weight, bias) gradients of a convolution, each only where `output_mask` asks.
 fn convolution_backward(cx: &mut Cx<'_>, args: &Args<'_>) -> OpResult<Vec<Val>> {
     if args.bool("transposed")? {
         bail!("the backward of a transposed convolution");
     }
-    let mask = match args.raw("output_mask")? {
-        Argument::AsBools(mask) if mask.len() == 3 => mask.clone(),
-        other => bail!("`output_mask` is {other:?}, not three booleans"),
-    };
+    let mask = output_mask(args)?;
     let g = args.tensor("grad_output")?;
     let x = args.tensor("input")?;
     let w = args.tensor("weight")?;
@@ -129,35 +136,25 @@ fn embedding_dense_backward(cx: &mut Cx<'_>, args: &Args<'_>) -> OpResult<Vec<Va
     let mut g = support::reshape(b, g, &[lookups, width])?;
     let index = support::convert(b, indices, DType::I64)?;
     let index = support::reshape(b, index, &[lookups])?;
-    let scatter = |b: &mut tpuc_ir::FunctionBuilder, updates: tpuc_ir::Value, width: i64| {
+    // Row `index[k]` gathers lookup `k`'s gradient: `zeros[index] += updates`.
+    let add_rows = |b: &mut FunctionBuilder, updates: Value, width: i64| -> OpResult<Value> {
         let zeros = support::zeros(b, support::dtype(b, updates)?, &[rows, width])?;
-        let columns = support::reshape(b, index, &[lookups, 1])?;
-        let dims = ScatterDims {
-            update_window_dims: vec![1],
-            inserted_window_dims: vec![0],
-            scatter_dims_to_operand_dims: vec![0],
-            index_vector_dim: 1,
-            ..ScatterDims::default()
-        };
-        let summed = b.scatter(&[zeros], columns, &[updates], dims, false, false, |b, a| {
-            Ok(vec![b.add(a[0], a[1])?])
-        })?;
-        OpResult::Ok(summed[0])
+        put_values(b, zeros, &[Some(index)], updates, true)
     };
     if padding >= 0 {
-        let padding = support::like(b, index, crate::promote::Scalar::Int(padding))?;
-        let kept = b.compare(tpuc_ir::ComparisonDirection::Ne, index, padding)?;
+        let padding = support::like(b, index, Scalar::Int(padding))?;
+        let kept = b.compare(ComparisonDirection::Ne, index, padding)?;
         let kept = support::broadcast_in_dim(b, kept, &[0], &[lookups, width])?;
         let zero = support::zeros(b, dtype, &[lookups, width])?;
         g = b.select(kept, g, zero)?;
     }
     if scale {
-        let ones = support::splat(b, dtype, &[lookups, 1], crate::promote::Scalar::Int(1))?;
-        let counts = scatter(b, ones, 1)?;
+        let ones = support::splat(b, dtype, &[lookups, 1], Scalar::Int(1))?;
+        let counts = add_rows(b, ones, 1)?;
         let counts = support::reshape(b, counts, &[rows])?;
-        let per_lookup = super::indexing::gather_along(b, counts, 0, index)?;
+        let per_lookup = gather_along(b, counts, 0, index)?;
         let per_lookup = support::broadcast_in_dim(b, per_lookup, &[0], &[lookups, width])?;
         g = b.divide(g, per_lookup)?;
     }
-    Ok(vec![Val::Tensor(scatter(b, g, width)?)])
+    Ok(vec![Val::Tensor(add_rows(b, g, width)?)])
 }

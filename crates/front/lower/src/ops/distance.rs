@@ -66,17 +66,29 @@ fn p_norm(b: &mut FunctionBuilder, diff: Value, p: f64) -> OpResult<Value> {
     Ok(b.power(sum, root)?)
 }
 
-/// `[..., P, R, M]`: every row of `x1 [..., P, M]` minus every row of `x2 [..., R, M]`.
-fn differences(b: &mut FunctionBuilder, x1: Value, x2: Value) -> OpResult<Value> {
+/// Two sets of rows, `x1 [..., P, M]` and `x2 [..., R, M]`, checked and broadcast to their
+/// common batch dimensions: `(x1, x2, batch)`.
+fn row_sets(b: &mut FunctionBuilder, x1: Value, x2: Value) -> OpResult<(Value, Value, Vec<i64>)> {
     let (s1, s2) = (support::shape(b, x1)?, support::shape(b, x2)?);
     let r = s1.len();
+    if r < 2 || r != s2.len() || s1.last() != s2.last() {
+        bail!("pairwise distances take [..., P, M] and [..., R, M], got {s1:?} and {s2:?}");
+    }
     let batch = support::broadcast_shapes(&s1[..r - 2], &s2[..r - 2])?;
+    let x1 = support::broadcast_to(b, x1, &[&batch[..], &s1[r - 2..]].concat())?;
+    let x2 = support::broadcast_to(b, x2, &[&batch[..], &s2[r - 2..]].concat())?;
+    Ok((x1, x2, batch))
+}
+
+/// `[..., P, R, M]`: every row of `x1 [..., P, M]` minus every row of `x2 [..., R, M]`.
+fn differences(b: &mut FunctionBuilder, x1: Value, x2: Value) -> OpResult<Value> {
+    let (x1, x2, batch) = row_sets(b, x1, x2)?;
+    let (s1, s2) = (support::shape(b, x1)?, support::shape(b, x2)?);
+    let r = s1.len();
     let mut pairs = batch.clone();
     pairs.extend([s1[r - 2], s2[r - 2], s1[r - 1]]);
     let n = batch.len() as i64;
     let lead: Vec<i64> = (0..n).collect();
-    let x1 = support::broadcast_to(b, x1, &[&batch[..], &s1[r - 2..]].concat())?;
-    let x2 = support::broadcast_to(b, x2, &[&batch[..], &s2[r - 2..]].concat())?;
     let a = support::broadcast_in_dim(b, x1, &[&lead[..], &[n, n + 2]].concat(), &pairs)?;
     let c = support::broadcast_in_dim(b, x2, &[&lead[..], &[n + 1, n + 2]].concat(), &pairs)?;
     Ok(b.subtract(a, c)?)
@@ -84,11 +96,9 @@ fn differences(b: &mut FunctionBuilder, x1: Value, x2: Value) -> OpResult<Value>
 
 /// `sqrt(max(|a|² + |b|² - 2 a·b, 0))`, torch's `_euclidean_dist`.
 fn euclidean_by_product(b: &mut FunctionBuilder, x1: Value, x2: Value) -> OpResult<Value> {
-    let (s1, s2) = (support::shape(b, x1)?, support::shape(b, x2)?);
-    let r = s1.len();
-    let batch = support::broadcast_shapes(&s1[..r - 2], &s2[..r - 2])?;
-    let x1 = support::broadcast_to(b, x1, &[&batch[..], &s1[r - 2..]].concat())?;
-    let x2 = support::broadcast_to(b, x2, &[&batch[..], &s2[r - 2..]].concat())?;
+    let (x1, x2, batch) = row_sets(b, x1, x2)?;
+    let rows2 = support::shape(b, x2)?[batch.len()];
+    let r = batch.len() + 2;
     let n = batch.len() as i64;
     let squared = |b: &mut FunctionBuilder, x: Value| -> OpResult<Value> {
         let sq = b.multiply(x, x)?;
@@ -105,7 +115,7 @@ fn euclidean_by_product(b: &mut FunctionBuilder, x1: Value, x2: Value) -> OpResu
     let products = support::dot(b, x1, x2, dims)?;
     let out = support::shape(b, products)?;
     let n1 = support::broadcast_in_dim(b, n1, &[&lead[..], &[n, n + 1]].concat(), &out)?;
-    let n2 = support::reshape(b, n2, &[&batch[..], &[1, s2[r - 2]]].concat())?;
+    let n2 = support::reshape(b, n2, &[&batch[..], &[1, rows2]].concat())?;
     let n2 = support::broadcast_to(b, n2, &out)?;
     let two = support::like(b, products, Scalar::Float(2.0))?;
     let twice = b.multiply(products, two)?;
@@ -125,10 +135,8 @@ fn cdist(cx: &mut Cx<'_>, args: &Args<'_>) -> OpResult<Vec<Val>> {
     let mode = args.opt_int("compute_mode")?;
     let b = &mut *cx.b;
     let (s1, s2) = (support::shape(b, x1)?, support::shape(b, x2)?);
-    if s1.len() < 2 || s1.len() != s2.len() || s1.last() != s2.last() {
-        bail!("cdist takes [..., P, M] and [..., R, M], got {s1:?} and {s2:?}");
-    }
-    let (rows1, rows2) = (s1[s1.len() - 2], s2[s2.len() - 2]);
+    let rows = |s: &[i64]| s.len().checked_sub(2).map_or(0, |d| s[d]);
+    let (rows1, rows2) = (rows(&s1), rows(&s2));
     // torch: 0 or None uses the product when either side has more than 25 rows, 1 always,
     // 2 never.
     let by_product = p == 2.0

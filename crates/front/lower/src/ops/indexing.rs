@@ -262,7 +262,7 @@ fn index_select(cx: &mut Cx<'_>, args: &Args<'_>) -> OpResult<Vec<Val>> {
 }
 
 /// `x[indices] = values` (or `+=` with `accumulate`), functionally.
-fn put_values(
+pub(super) fn put_values(
     b: &mut FunctionBuilder,
     x: Value,
     indices: &[Option<Value>],

@@ -5,8 +5,8 @@
 //! `g · x̂`, the bias's `g`, over everything but the channel. Half types compute in float32.
 
 use tpuc_ir::{BinaryOp, FunctionBuilder, Value};
-use tpuc_pt2::schema::Argument;
 
+use super::backward::output_mask;
 use super::norm::compute_dtype;
 use crate::args::Args;
 use crate::cx::Cx;
@@ -29,13 +29,6 @@ pub(super) const OPS: &[OpDef] = &[
         group_norm_backward,
     ),
 ];
-
-fn output_mask(args: &Args<'_>) -> OpResult<Vec<bool>> {
-    match args.raw("output_mask")? {
-        Argument::AsBools(mask) if mask.len() == 3 => Ok(mask.clone()),
-        other => bail!("`output_mask` is {other:?}, not three booleans"),
-    }
-}
 
 /// `rstd · (ĝ - mean(ĝ) - x̂ · mean(ĝ · x̂))`, the means over `dims` of `x̂`'s shape.
 fn input_gradient(

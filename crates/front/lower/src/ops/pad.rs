@@ -22,27 +22,27 @@ pub(super) const OPS: &[OpDef] = &[
     ),
     aten(
         "reflection_pad1d(Tensor self, SymInt[2] padding) -> Tensor",
-        reflection_pad,
+        |cx, args| pad_mode(cx, args, Mode::Reflect),
     ),
     aten(
         "reflection_pad2d(Tensor self, SymInt[4] padding) -> Tensor",
-        reflection_pad,
+        |cx, args| pad_mode(cx, args, Mode::Reflect),
     ),
     aten(
         "reflection_pad3d(Tensor self, SymInt[6] padding) -> Tensor",
-        reflection_pad,
+        |cx, args| pad_mode(cx, args, Mode::Reflect),
     ),
     aten(
         "replication_pad1d(Tensor self, SymInt[2] padding) -> Tensor",
-        replication_pad,
+        |cx, args| pad_mode(cx, args, Mode::Replicate),
     ),
     aten(
         "replication_pad2d(Tensor self, SymInt[4] padding) -> Tensor",
-        replication_pad,
+        |cx, args| pad_mode(cx, args, Mode::Replicate),
     ),
     aten(
         "replication_pad3d(Tensor self, SymInt[6] padding) -> Tensor",
-        replication_pad,
+        |cx, args| pad_mode(cx, args, Mode::Replicate),
     ),
 ];
 
@@ -176,12 +176,4 @@ fn pad_mode(cx: &mut Cx<'_>, args: &Args<'_>, mode: Mode) -> OpResult<Vec<Val>> 
     let x = args.tensor("self")?;
     let pads = args.ints("padding")?;
     one(padded(cx.b, x, &pads, mode)?)
-}
-
-fn reflection_pad(cx: &mut Cx<'_>, args: &Args<'_>) -> OpResult<Vec<Val>> {
-    pad_mode(cx, args, Mode::Reflect)
-}
-
-fn replication_pad(cx: &mut Cx<'_>, args: &Args<'_>) -> OpResult<Vec<Val>> {
-    pad_mode(cx, args, Mode::Replicate)
 }

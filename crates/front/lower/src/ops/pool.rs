@@ -18,73 +18,45 @@ use crate::support::{self, arg_extremum, reduce_init};
 pub(super) const OPS: &[OpDef] = &[
     aten(
         "max_pool1d(Tensor self, int[1] kernel_size, int[1] stride=[], int[1] padding=0, int[1] dilation=1, bool ceil_mode=False) -> Tensor",
-        max_pool1d,
+        |cx, args| max_pool(cx, args, 1),
     ),
     aten(
         "max_pool2d(Tensor self, int[2] kernel_size, int[2] stride=[], int[2] padding=0, int[2] dilation=1, bool ceil_mode=False) -> Tensor",
-        max_pool2d,
+        |cx, args| max_pool(cx, args, 2),
     ),
     aten(
         "max_pool3d(Tensor self, int[3] kernel_size, int[3] stride=[], int[3] padding=0, int[3] dilation=1, bool ceil_mode=False) -> Tensor",
-        max_pool3d,
+        |cx, args| max_pool(cx, args, 3),
     ),
     aten(
         "max_pool1d_with_indices(Tensor self, int[1] kernel_size, int[1] stride=[], int[1] padding=0, int[1] dilation=1, bool ceil_mode=False) -> (Tensor, Tensor)",
-        max_pool1d_with_indices,
+        |cx, args| max_pool_with_indices(cx, args, 1),
     ),
     aten(
         "max_pool2d_with_indices(Tensor self, int[2] kernel_size, int[2] stride=[], int[2] padding=0, int[2] dilation=1, bool ceil_mode=False) -> (Tensor, Tensor)",
-        max_pool2d_with_indices,
+        |cx, args| max_pool_with_indices(cx, args, 2),
     ),
     aten(
         "max_pool3d_with_indices(Tensor self, int[3] kernel_size, int[3] stride=[], int[3] padding=0, int[3] dilation=1, bool ceil_mode=False) -> (Tensor, Tensor)",
-        max_pool3d_with_indices,
+        |cx, args| max_pool_with_indices(cx, args, 3),
     ),
     aten(
         "avg_pool1d(Tensor self, int[1] kernel_size, int[1] stride=[], int[1] padding=0, bool ceil_mode=False, bool count_include_pad=True) -> Tensor",
-        avg_pool1d,
+        |cx, args| avg_pool(cx, args, 1),
     ),
     aten(
         "avg_pool2d(Tensor self, int[2] kernel_size, int[2] stride=[], int[2] padding=0, bool ceil_mode=False, bool count_include_pad=True, int? divisor_override=None) -> Tensor",
-        avg_pool2d,
+        |cx, args| avg_pool(cx, args, 2),
     ),
     aten(
         "avg_pool3d(Tensor self, int[3] kernel_size, int[3] stride=[], int[3] padding=0, bool ceil_mode=False, bool count_include_pad=True, int? divisor_override=None) -> Tensor",
-        avg_pool3d,
+        |cx, args| avg_pool(cx, args, 3),
     ),
     aten(
         "avg_pool2d_backward(Tensor grad_output, Tensor self, int[2] kernel_size, int[2] stride, int[2] padding, bool ceil_mode, bool count_include_pad, int? divisor_override) -> Tensor",
         avg_pool2d_backward,
     ),
 ];
-
-fn max_pool1d(cx: &mut Cx<'_>, args: &Args<'_>) -> OpResult<Vec<Val>> {
-    max_pool(cx, args, 1)
-}
-fn max_pool2d(cx: &mut Cx<'_>, args: &Args<'_>) -> OpResult<Vec<Val>> {
-    max_pool(cx, args, 2)
-}
-fn max_pool3d(cx: &mut Cx<'_>, args: &Args<'_>) -> OpResult<Vec<Val>> {
-    max_pool(cx, args, 3)
-}
-fn max_pool1d_with_indices(cx: &mut Cx<'_>, args: &Args<'_>) -> OpResult<Vec<Val>> {
-    max_pool_with_indices(cx, args, 1)
-}
-fn max_pool2d_with_indices(cx: &mut Cx<'_>, args: &Args<'_>) -> OpResult<Vec<Val>> {
-    max_pool_with_indices(cx, args, 2)
-}
-fn max_pool3d_with_indices(cx: &mut Cx<'_>, args: &Args<'_>) -> OpResult<Vec<Val>> {
-    max_pool_with_indices(cx, args, 3)
-}
-fn avg_pool1d(cx: &mut Cx<'_>, args: &Args<'_>) -> OpResult<Vec<Val>> {
-    avg_pool(cx, args, 1)
-}
-fn avg_pool2d(cx: &mut Cx<'_>, args: &Args<'_>) -> OpResult<Vec<Val>> {
-    avg_pool(cx, args, 2)
-}
-fn avg_pool3d(cx: &mut Cx<'_>, args: &Args<'_>) -> OpResult<Vec<Val>> {
-    avg_pool(cx, args, 3)
-}
 
 /// A window over the last `kernel.len()` dimensions.
 struct Window {

@@ -23,35 +23,35 @@ use crate::support;
 pub(super) const OPS: &[OpDef] = &[
     aten(
         "quantized_decomposed::quantize_per_tensor(Tensor input, float scale, int zero_point, int quant_min, int quant_max, ScalarType dtype) -> Tensor",
-        quantize_per_tensor,
+        quantize,
     ),
     aten(
         "quantized_decomposed::quantize_per_tensor.tensor(Tensor input, Tensor scale, Tensor zero_point, int quant_min, int quant_max, ScalarType dtype) -> Tensor",
-        quantize_per_tensor,
+        quantize,
     ),
     aten(
         "quantized_decomposed::quantize_per_tensor.tensor2(Tensor input, Tensor scale, Tensor zero_point, Tensor quant_min, Tensor quant_max, ScalarType dtype) -> Tensor",
-        quantize_per_tensor,
+        quantize,
     ),
     aten(
         "quantized_decomposed::dequantize_per_tensor(Tensor input, float scale, int zero_point, int quant_min, int quant_max, ScalarType dtype, *, ScalarType? out_dtype=None) -> Tensor",
-        dequantize_per_tensor,
+        dequantize,
     ),
     aten(
         "quantized_decomposed::dequantize_per_tensor.tensor(Tensor input, Tensor scale, Tensor zero_point, int quant_min, int quant_max, ScalarType dtype, *, ScalarType? out_dtype=None) -> Tensor",
-        dequantize_per_tensor,
+        dequantize,
     ),
     aten(
         "quantized_decomposed::dequantize_per_tensor.tensor2(Tensor input, Tensor scale, Tensor zero_point, Tensor quant_min, Tensor quant_max, ScalarType dtype, *, ScalarType? out_dtype=None) -> Tensor",
-        dequantize_per_tensor,
+        dequantize,
     ),
     aten(
         "quantized_decomposed::quantize_per_channel(Tensor input, Tensor scales, Tensor zero_points, int axis, int quant_min, int quant_max, ScalarType dtype) -> Tensor",
-        quantize_per_channel,
+        quantize,
     ),
     aten(
         "quantized_decomposed::dequantize_per_channel(Tensor input, Tensor scales, Tensor? zero_points, int axis, int quant_min, int quant_max, ScalarType dtype, *, ScalarType? out_dtype=None) -> Tensor",
-        dequantize_per_channel,
+        dequantize,
     ),
     aten(
         "_scaled_mm(Tensor self, Tensor mat2, Tensor scale_a, Tensor scale_b, Tensor? bias=None, Tensor? scale_result=None, ScalarType? out_dtype=None, bool use_fast_accum=False) -> Tensor",
@@ -59,48 +59,60 @@ pub(super) const OPS: &[OpDef] = &[
     ),
 ];
 
-/// A quantization parameter (a number, or a tensor of one element or one per channel) as a
-/// tensor of `dtype`, reshaped to `[1, ..., n, ..., 1]` along `axis`
-/// of a rank-`rank` tensor (a number or a one-element tensor: a scalar).
-fn shaped(
+/// A quantization parameter (a number, a one-element tensor, or with `axis` one value per
+/// channel along that dimension) as a tensor of `dtype` broadcast to `shape`.
+fn parameter(
     b: &mut FunctionBuilder,
     value: Operand,
     dtype: DType,
-    axis: Option<(usize, usize)>,
+    axis: Option<usize>,
+    shape: &[i64],
 ) -> OpResult<Value> {
     let v = match value {
-        Operand::Scalar(s) => return support::splat(b, dtype, &[], s),
+        Operand::Scalar(s) => return support::splat(b, dtype, shape, s),
         Operand::Tensor(v) => support::convert(b, v, dtype)?,
     };
     let count = support::numel(&support::shape(b, v)?);
     match axis {
-        Some((axis, rank)) => {
-            let mut shape = vec![1; rank];
-            shape[axis] = count;
-            support::reshape(b, v, &shape)
+        Some(axis) if shape.get(axis) == Some(&count) => {
+            let v = support::reshape(b, v, &[count])?;
+            support::broadcast_in_dim(b, v, &[axis as i64], shape)
         }
-        None if count == 1 => support::reshape(b, v, &[]),
+        Some(axis) => {
+            bail!("{count} per-channel quantization parameters for dimension {axis} of {shape:?}")
+        }
+        None if count == 1 => {
+            let v = support::reshape(b, v, &[])?;
+            support::broadcast_to(b, v, shape)
+        }
         None => bail!("a per-tensor quantization parameter has {count} elements, not 1"),
     }
 }
 
+/// The channel dimension of a per-channel op on `x`, or `None` per tensor.
+fn channel_axis(b: &FunctionBuilder, args: &Args<'_>, x: Value) -> OpResult<Option<usize>> {
+    if args.raw("axis").is_err() {
+        return Ok(None);
+    }
+    let rank = support::shape(b, x)?.len();
+    Ok(Some(support::norm_dim(args.int("axis")?, rank)?))
+}
+
 /// `clamp(round(x · (1/scale)) + zero_point, quant_min, quant_max)` in float32 (float64 with
-/// float64 scales), converted to `dtype`; parameters broadcast from `axis`.
-fn quantize(cx: &mut Cx<'_>, args: &Args<'_>, axis: Option<i64>) -> OpResult<Vec<Val>> {
+/// float64 per-channel scales), converted to `dtype`.
+fn quantize(cx: &mut Cx<'_>, args: &Args<'_>) -> OpResult<Vec<Val>> {
     let x = args.tensor("input")?;
     let dtype = args
         .opt_dtype("dtype")?
         .ok_or_else(|| crate::error::OpError::new("quantize needs a dtype"))?;
+    let axis = channel_axis(cx.b, args, x)?;
     let (scale, zero_point) = match axis {
         Some(_) => (args.operand("scales")?, args.operand("zero_points")?),
         None => (args.operand("scale")?, args.operand("zero_point")?),
     };
     let (low, high) = (args.operand("quant_min")?, args.operand("quant_max")?);
     let b = &mut *cx.b;
-    let rank = support::shape(b, x)?.len();
-    let axis = axis
-        .map(|a| support::norm_dim(a, rank).map(|a| (a, rank)))
-        .transpose()?;
+    let shape = support::shape(b, x)?;
     // A per-tensor scale is a Python float (or `.item()` of one): its reciprocal is taken in
     // float64 and used as float32; per-channel scales divide in their own type.
     let compute = match (axis, scale) {
@@ -109,40 +121,37 @@ fn quantize(cx: &mut Cx<'_>, args: &Args<'_>, axis: Option<i64>) -> OpResult<Vec
     };
     let inverse = match (axis, scale) {
         (None, Operand::Scalar(s)) => {
-            support::splat(b, compute, &[], Scalar::Float(1.0 / s.as_f64()))?
+            support::splat(b, compute, &shape, Scalar::Float(1.0 / s.as_f64()))?
         }
         (None, scale) => {
-            let s = shaped(b, scale, DType::F64, None)?;
+            let s = parameter(b, scale, DType::F64, None, &[])?;
             let one_ = support::like(b, s, Scalar::Float(1.0))?;
             let inverse = b.divide(one_, s)?;
-            support::convert(b, inverse, compute)?
+            let inverse = support::convert(b, inverse, compute)?;
+            support::broadcast_to(b, inverse, &shape)?
         }
         (Some(_), scale) => {
-            let s = shaped(b, scale, compute, axis)?;
+            let s = parameter(b, scale, compute, axis, &shape)?;
             let one_ = support::like(b, s, Scalar::Float(1.0))?;
             b.divide(one_, s)?
         }
     };
     let x = support::convert(b, x, compute)?;
-    let shape = support::shape(b, x)?;
-    let inverse = support::broadcast_to(b, inverse, &shape)?;
     let scaled = b.multiply(x, inverse)?;
     let rounded = b.round_nearest_even(scaled)?;
-    let zero_point = shaped(b, zero_point, compute, axis)?;
-    let zero_point = support::broadcast_to(b, zero_point, &shape)?;
+    let zero_point = parameter(b, zero_point, compute, axis, &shape)?;
     let shifted = b.add(rounded, zero_point)?;
-    let low = shaped(b, low, compute, None)?;
-    let high = shaped(b, high, compute, None)?;
-    let low = support::broadcast_to(b, low, &shape)?;
-    let high = support::broadcast_to(b, high, &shape)?;
+    let low = parameter(b, low, compute, None, &shape)?;
+    let high = parameter(b, high, compute, None, &shape)?;
     let clamped = b.clamp(low, shifted, high)?;
     one(support::convert(b, clamped, dtype)?)
 }
 
 /// `(q - zero_point) · scale` in `out_dtype` (float32 unless given).
-fn dequantize(cx: &mut Cx<'_>, args: &Args<'_>, axis: Option<i64>) -> OpResult<Vec<Val>> {
+fn dequantize(cx: &mut Cx<'_>, args: &Args<'_>) -> OpResult<Vec<Val>> {
     let q = args.tensor("input")?;
     let out = args.opt_dtype("out_dtype")?.unwrap_or(DType::F32);
+    let axis = channel_axis(cx.b, args, q)?;
     let (scale, zero_point) = match axis {
         Some(_) => (
             args.operand("scales")?,
@@ -154,10 +163,6 @@ fn dequantize(cx: &mut Cx<'_>, args: &Args<'_>, axis: Option<i64>) -> OpResult<V
         None => (args.operand("scale")?, args.operand("zero_point")?),
     };
     let b = &mut *cx.b;
-    let rank = support::shape(b, q)?.len();
-    let axis = axis
-        .map(|a| support::norm_dim(a, rank).map(|a| (a, rank)))
-        .transpose()?;
     // Per tensor, the input is converted first; per channel, the difference is integral and
     // the product takes the scales' type.
     let compute = match (axis, scale) {
@@ -166,31 +171,11 @@ fn dequantize(cx: &mut Cx<'_>, args: &Args<'_>, axis: Option<i64>) -> OpResult<V
     };
     let shape = support::shape(b, q)?;
     let q = support::convert(b, q, compute)?;
-    let zero_point = shaped(b, zero_point, compute, axis)?;
-    let zero_point = support::broadcast_to(b, zero_point, &shape)?;
+    let zero_point = parameter(b, zero_point, compute, axis, &shape)?;
     let centred = b.subtract(q, zero_point)?;
-    let scale = shaped(b, scale, compute, axis)?;
-    let scale = support::broadcast_to(b, scale, &shape)?;
+    let scale = parameter(b, scale, compute, axis, &shape)?;
     let value = b.multiply(centred, scale)?;
     one(support::convert(b, value, out)?)
-}
-
-fn quantize_per_tensor(cx: &mut Cx<'_>, args: &Args<'_>) -> OpResult<Vec<Val>> {
-    quantize(cx, args, None)
-}
-
-fn dequantize_per_tensor(cx: &mut Cx<'_>, args: &Args<'_>) -> OpResult<Vec<Val>> {
-    dequantize(cx, args, None)
-}
-
-fn quantize_per_channel(cx: &mut Cx<'_>, args: &Args<'_>) -> OpResult<Vec<Val>> {
-    let axis = args.int("axis")?;
-    quantize(cx, args, Some(axis))
-}
-
-fn dequantize_per_channel(cx: &mut Cx<'_>, args: &Args<'_>) -> OpResult<Vec<Val>> {
-    let axis = args.int("axis")?;
-    dequantize(cx, args, Some(axis))
 }
 
 /// `(self · mat2) · scale_a · scale_b (+ bias)`, accumulated in float32; the scales are one

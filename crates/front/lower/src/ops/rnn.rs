@@ -16,19 +16,19 @@ use crate::support;
 pub(super) const OPS: &[OpDef] = &[
     aten(
         "lstm.input(Tensor input, Tensor[] hx, Tensor[] params, bool has_biases, int num_layers, float dropout, bool train, bool bidirectional, bool batch_first) -> (Tensor, Tensor, Tensor)",
-        lstm,
+        |cx, args| recurrent(cx, args, Cell::Lstm),
     ),
     aten(
         "gru.input(Tensor input, Tensor hx, Tensor[] params, bool has_biases, int num_layers, float dropout, bool train, bool bidirectional, bool batch_first) -> (Tensor, Tensor)",
-        gru,
+        |cx, args| recurrent(cx, args, Cell::Gru),
     ),
     aten(
         "rnn_tanh.input(Tensor input, Tensor hx, Tensor[] params, bool has_biases, int num_layers, float dropout, bool train, bool bidirectional, bool batch_first) -> (Tensor, Tensor)",
-        rnn_tanh,
+        |cx, args| recurrent(cx, args, Cell::Tanh),
     ),
     aten(
         "rnn_relu.input(Tensor input, Tensor hx, Tensor[] params, bool has_biases, int num_layers, float dropout, bool train, bool bidirectional, bool batch_first) -> (Tensor, Tensor)",
-        rnn_relu,
+        |cx, args| recurrent(cx, args, Cell::Relu),
     ),
 ];
 
@@ -257,20 +257,4 @@ fn recurrent(cx: &mut Cx<'_>, args: &Args<'_>, cell: Cell) -> OpResult<Vec<Val>>
         results.push(Val::Tensor(concat(b, &c_n, 0)?));
     }
     Ok(results)
-}
-
-fn lstm(cx: &mut Cx<'_>, args: &Args<'_>) -> OpResult<Vec<Val>> {
-    recurrent(cx, args, Cell::Lstm)
-}
-
-fn gru(cx: &mut Cx<'_>, args: &Args<'_>) -> OpResult<Vec<Val>> {
-    recurrent(cx, args, Cell::Gru)
-}
-
-fn rnn_tanh(cx: &mut Cx<'_>, args: &Args<'_>) -> OpResult<Vec<Val>> {
-    recurrent(cx, args, Cell::Tanh)
-}
-
-fn rnn_relu(cx: &mut Cx<'_>, args: &Args<'_>) -> OpResult<Vec<Val>> {
-    recurrent(cx, args, Cell::Relu)
 }
