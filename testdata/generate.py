@@ -937,6 +937,19 @@ def describe_weights(ep: ExportedProgram, model: nn.Module) -> tuple[dict, list[
             raise AssertionError(f"unexpected input kind {spec.kind} for {fqn}")
         if fqn in weights:
             continue
+        if is_subclass(t):
+            # Stored as the subclass's inner tensors, which tpuc names `<fqn>.<attribute>`.
+            attributes, _ = t.__tensor_flatten__()
+            for attribute in attributes:
+                inner = getattr(t, attribute)
+                tensors[f"{fqn}.{attribute}"] = inner
+                weights[f"{fqn}.{attribute}"] = {
+                    **entry,
+                    **tensor_spec(inner),
+                    "sha256": sha256_of(inner),
+                    "subclass": fqn,
+                }
+            continue
         eager = eager_attribute(model, fqn)
         if eager is not None:
             # float8 by its bytes: it has no `torch.equal` on the CPU.
@@ -952,6 +965,17 @@ def describe_weights(ep: ExportedProgram, model: nn.Module) -> tuple[dict, list[
         groups.setdefault(t.untyped_storage().data_ptr(), []).append(fqn)
     tied = sorted(sorted(g) for g in groups.values() if len(g) > 1)
     return weights, tied
+
+
+def flat_state(t: torch.Tensor) -> list[torch.Tensor]:
+    """Copies of a state tensor's plain tensors: itself, or a subclass's inner tensors."""
+    parts = [getattr(t, a) for a in t.__tensor_flatten__()[0]] if is_subclass(t) else [t]
+    return [p.detach().clone() for p in parts]
+
+
+def is_subclass(t: torch.Tensor) -> bool:
+    """A tensor subclass that flattens into inner tensors (torchao's quantized tensors)."""
+    return type(t) not in (torch.Tensor, nn.Parameter) and hasattr(t, "__tensor_flatten__")
 
 
 def eager_attribute(model: nn.Module, fqn: str) -> torch.Tensor | None:
@@ -1001,7 +1025,7 @@ def generate(name: str) -> dict:
     gen = torch.Generator().manual_seed(SEED)
     case = CASES[name](gen)
     model = case.model.eval()
-    initial = {k: (v.detach().clone(), v.requires_grad) for k, v in model.state_dict(keep_vars=True).items()}
+    initial = {k: (flat_state(v), v.requires_grad) for k, v in model.state_dict(keep_vars=True).items()}
 
     eager = [eager_run(model, args) for args in case.input_sets]
 
@@ -1014,7 +1038,7 @@ def generate(name: str) -> dict:
 
     for k, v in model.state_dict(keep_vars=True).items():
         value, requires_grad = initial[k]
-        assert torch.equal(v, value), f"{name}: {k} changed while checking"
+        assert all(map(torch.equal, flat_state(v), value)), f"{name}: {k} changed while checking"
         assert v.requires_grad == requires_grad, f"{name}: {k} requires_grad changed while checking"
 
     MODELS.mkdir(parents=True, exist_ok=True)
@@ -1034,12 +1058,17 @@ def generate(name: str) -> dict:
     inputs, outputs = describe_io(ep)
     assert (inputs, outputs) == describe_io(core), f"{name}: variants disagree on inputs/outputs"
     weights, tied = describe_weights(ep, model)
-    assert (weights, tied) == describe_weights(core, model), f"{name}: variants disagree on weights"
-    for suffix in ("", ".core"):
+    core_weights, core_tied = describe_weights(core, model)
+    if (weights, tied) != (core_weights, core_tied):
+        # Tensor-subclass weights: the decomposed program takes plain tensors under other
+        # names. The model's weights are the core variant's; the exported one lists its own.
+        assert any("subclass" in w for w in weights.values()), f"{name}: variants disagree on weights"
+        variants["pt2"].update(weights=weights, tied=tied)
+        weights, tied = core_weights, core_tied
+    for variant, suffix in (("pt2", ""), ("core", ".core")):
         archived = archived_tensor_fqns(MODELS / f"{name}{suffix}.pt2")
-        assert archived == set(weights), (
-            f"{name}{suffix}.pt2 stores {sorted(archived)}, not {sorted(weights)}"
-        )
+        stored = {w.get("subclass", fqn) for fqn, w in variants[variant].get("weights", weights).items()}
+        assert archived == stored, f"{name}{suffix}.pt2 stores {sorted(archived)}, not {sorted(stored)}"
     assert range_constraints(ep) == range_constraints(core)
 
     mutated = variants["core"]["buffer_mutations"]
@@ -1995,6 +2024,72 @@ def case_mamba(gen: torch.Generator) -> Case:
     return Case(model, [(torch.randint(0, 64, (2, 8), generator=gen),)], tolerance=dict(DEEP_F32_TOL))
 
 
+class Codec(nn.Module):
+    """A neural audio codec's round trip: the codes of a waveform, and the waveform decoded
+    from them."""
+
+    def __init__(self, codec: nn.Module, **encode: Any) -> None:
+        super().__init__()
+        self.codec = codec
+        self.encode = encode
+
+    def forward(self, audio: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        encoded = self.codec.encode(audio, **self.encode)
+        if hasattr(encoded, "audio_scales"):
+            decoded = self.codec.decode(encoded.audio_codes, encoded.audio_scales)
+        else:
+            decoded = self.codec.decode(audio_codes=encoded.audio_codes)
+        return decoded.audio_values, encoded.audio_codes
+
+
+def static_encodec_padding(model: nn.Module) -> nn.Module:
+    """EnCodec keeps its convolutions' stride, kernel size and padding in tensor buffers and
+    computes the padding from them, which torch.export cannot trace (the amounts become
+    data-dependent). Users export it with the same arithmetic on Python ints, as here."""
+    import math
+    import types
+
+    from transformers.models.encodec.modeling_encodec import EncodecConv1d
+
+    def extra_padding(self: EncodecConv1d, hidden_states: torch.Tensor) -> int:
+        length = hidden_states.shape[-1]
+        frames = math.ceil((length - self.kernel_size + self.padding_total) / self.stride + 1) - 1
+        return frames * self.stride + self.kernel_size - self.padding_total - length
+
+    for module in model.modules():
+        if isinstance(module, EncodecConv1d):
+            for name in ("stride", "kernel_size", "padding_total"):
+                setattr(module, name, int(module._buffers.pop(name)))
+            module._get_extra_padding_for_conv1d = types.MethodType(extra_padding, module)
+    return model
+
+
+def case_encodec(gen: torch.Generator) -> Case:
+    """An audio codec: transformers' EnCodec (causal convolutions with reflect padding, an LSTM,
+    residual vector quantization), encoded at 1.5 kbps and decoded."""
+    from transformers import EncodecConfig, EncodecModel
+
+    config = EncodecConfig(
+        num_filters=4, hidden_size=16, upsampling_ratios=[4, 2], codebook_size=64, codebook_dim=16,
+        target_bandwidths=[1.5], sampling_rate=800, num_lstm_layers=1,
+    )
+    model = Codec(static_encodec_padding(EncodecModel(config)), bandwidth=1.5)
+    # 20 frames: the decomposed program unrolls the LSTM over every one.
+    return Case(model, [(randn(gen, 1, 1, 160),)], tolerance=dict(DEEP_F32_TOL))
+
+
+def case_dac(gen: torch.Generator) -> Case:
+    """An audio codec: transformers' DAC (Snake activations, weight-normed convolutions,
+    factorized residual vector quantization)."""
+    from transformers import DacConfig, DacModel
+
+    config = DacConfig(
+        encoder_hidden_size=16, downsampling_ratios=[2, 4], decoder_hidden_size=32, n_codebooks=4,
+        codebook_size=64, codebook_dim=8, hidden_size=32, upsampling_ratios=[4, 2],
+    )
+    return Case(Codec(DacModel(config)), [(randn(gen, 1, 1, 160),)], tolerance=dict(DEEP_F32_TOL))
+
+
 def case_hubert(gen: torch.Generator) -> Case:
     """A speech encoder: transformers' Hubert (convolutional feature extractor, grouped
     positional convolution, transformer layers) on raw audio."""
@@ -2149,6 +2244,8 @@ CASES.update(
     {
         "mamba": case_mamba,
         "hubert": case_hubert,
+        "encodec": case_encodec,
+        "dac": case_dac,
         "whisper": case_whisper,
         "time_series": case_time_series,
         "yolos": case_yolos,
@@ -2228,6 +2325,85 @@ def case_float8(gen: torch.Generator) -> Case:
 
 
 CASES.update({"pt2e_int8": case_pt2e_int8, "float8": case_float8})
+
+
+class TorchaoWeights(nn.Module):
+    """torchao's weight-only quantization, one scheme per layer: int8 per channel and per group
+    of 32 (`Int8Tensor`), int4 per group of 32 and an int4 embedding per row
+    (`IntxUnpackedToInt8Tensor`), float8 e4m3 per row (`Float8Tensor`). The exported program
+    keeps the tensor subclasses (pickled in the archive); the decomposed one unwraps them."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.embed = nn.Embedding(40, 64)
+        self.int8 = nn.Linear(64, 96)
+        self.int8_group = nn.Linear(96, 64)
+        self.int4 = nn.Linear(64, 64)
+        self.float8 = nn.Linear(64, 32)
+
+    def forward(self, ids: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        h = self.embed(ids)
+        h = torch.relu(self.int8(h))
+        h = self.int8_group(h)
+        h = torch.nn.functional.gelu(self.int4(h))
+        return self.float8(h), h.mean(-1)
+
+
+class TorchaoDynamic(nn.Module):
+    """torchao's dynamic activation quantization: int8 activations per token with int8 weights
+    per channel (`Int8DynamicActivationInt8WeightConfig`, an integer product `_int_mm`), and
+    with int4 weights per group of 32 (`Int8DynamicActivationIntxWeightConfig`)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.w8 = nn.Linear(64, 96)
+        self.w4 = nn.Linear(96, 32)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return self.w4(torch.relu(self.w8(x)))
+
+
+def torchao_quantized(model: nn.Module, configs: dict[str, Any]) -> nn.Module:
+    from torchao.quantization import quantize_
+
+    for fqn, config in configs.items():
+        quantize_(model, config, filter_fn=lambda _, name, fqn=fqn: name == fqn)
+    return model
+
+
+def case_torchao_weights(gen: torch.Generator) -> Case:
+    import torchao.quantization as tq
+    from torchao.quantization.granularity import PerAxis, PerGroup
+
+    model = torchao_quantized(
+        TorchaoWeights(),
+        {
+            "embed": tq.IntxWeightOnlyConfig(weight_dtype=torch.int4, granularity=PerAxis(0)),
+            "int8": tq.Int8WeightOnlyConfig(),
+            "int8_group": tq.Int8WeightOnlyConfig(granularity=PerGroup(32)),
+            "int4": tq.IntxWeightOnlyConfig(weight_dtype=torch.int4, granularity=PerGroup(32)),
+            "float8": tq.Float8WeightOnlyConfig(),
+        },
+    )
+    ids = lambda: torch.randint(0, 40, (2, 5), generator=gen)  # noqa: E731
+    return Case(model, [(ids(),), (ids(),)])
+
+
+def case_torchao_dynamic(gen: torch.Generator) -> Case:
+    import torchao.quantization as tq
+    from torchao.quantization.granularity import PerGroup
+
+    model = torchao_quantized(
+        TorchaoDynamic(),
+        {
+            "w8": tq.Int8DynamicActivationInt8WeightConfig(),
+            "w4": tq.Int8DynamicActivationIntxWeightConfig(weight_dtype=torch.int4, weight_granularity=PerGroup(32)),
+        },
+    )
+    return Case(model, [(randn(gen, 3, 64),), (randn(gen, 3, 64),)])
+
+
+CASES.update({"torchao_weights": case_torchao_weights, "torchao_dynamic": case_torchao_dynamic})
 
 
 class Spectral(nn.Module):

@@ -105,7 +105,37 @@ impl<'a> Args<'a> {
     fn lookup_tensor(&self, tensor: &TensorArgument) -> OpResult<Value> {
         match self.lookup(&tensor.name)? {
             Val::Tensor(v) => Ok(*v),
+            Val::Subclass { class, .. } => Err(OpError::new(format!(
+                "`{}` is a `{class}` weight, which tpuc reads only through \
+                 `export.access_subclass_inner_tensor`",
+                tensor.name
+            ))
+            .with_help(
+                "export the decomposed program (`run_decompositions()`), which spells out \
+                 what the subclass computes",
+            )),
             other => bail!("`{}` is not a tensor ({other:?})", tensor.name),
+        }
+    }
+
+    /// The inner tensor `attribute` of the tensor-subclass argument `name`.
+    pub fn inner_tensor(&self, name: &str, attribute: &str) -> OpResult<Value> {
+        let Some(tensor) = self.raw(name)?.as_tensor_name() else {
+            bail!("argument `{name}` must be a tensor");
+        };
+        match self.lookup(tensor)? {
+            Val::Subclass { class, inner } => inner
+                .iter()
+                .find(|(a, _)| a == attribute)
+                .map(|(_, v)| *v)
+                .ok_or_else(|| {
+                    let known: Vec<&str> = inner.iter().map(|(a, _)| a.as_str()).collect();
+                    OpError::new(format!(
+                        "`{tensor}` (a `{class}`) has no inner tensor `{attribute}`; it holds {}",
+                        known.join(", ")
+                    ))
+                }),
+            other => bail!("`{tensor}` is not a tensor subclass ({other:?})"),
         }
     }
 

@@ -15,6 +15,12 @@ pub(crate) enum Val {
     Bool(bool),
     /// No value: `None`, or an output nobody uses.
     None,
+    /// A weight stored as a tensor subclass (torchao's quantized tensors): its class, and its
+    /// inner tensors by attribute, which `export.access_subclass_inner_tensor` takes out.
+    Subclass {
+        class: String,
+        inner: Vec<(String, Value)>,
+    },
 }
 
 impl Val {

@@ -452,6 +452,19 @@ fn inline_weight(
     Ok(DenseElements::from_bytes(ty, bytes.into_owned())?)
 }
 
+/// The role of a subclass weight's inner tensor: the weight's role under the inner name.
+fn renamed(role: &ArgumentRole, fqn: &str) -> ArgumentRole {
+    let fqn = fqn.to_owned();
+    match role {
+        ArgumentRole::Buffer { persistent, .. } => ArgumentRole::Buffer {
+            fqn,
+            persistent: *persistent,
+        },
+        ArgumentRole::Constant { .. } => ArgumentRole::Constant { fqn },
+        _ => ArgumentRole::Parameter { fqn },
+    }
+}
+
 fn program_error(message: String) -> LowerError {
     LowerError::Program {
         message,
@@ -604,27 +617,51 @@ pub(crate) fn lower(archive: &Archive, options: &LowerOptions) -> Result<Lowered
                 continue;
             }
             let fqn = source.name().to_owned();
+            let mut weight_arg = |b: &mut FunctionBuilder,
+                                  source: ArgumentRole,
+                                  ty: TensorType|
+             -> Result<Value, LowerError> {
+                let fqn = source.name().to_owned();
+                let tied = archive.weight(&fqn).map(|w| {
+                    let layout = (w.storage_offset(), w.sizes().to_vec(), w.strides().to_vec());
+                    (w.storage_entry().to_owned(), w.dtype(), layout)
+                });
+                Ok(if options.inline_weights {
+                    let data = inline_weight(archive, &fqn, &ty, &mut inlined)?;
+                    b.constant(ty, data)?
+                } else if let Some(&value) = tied.as_ref().and_then(|t| weight_args.get(t)) {
+                    // A tied weight (one storage, two names) is passed once.
+                    value
+                } else {
+                    let value = b.arg(ty);
+                    argument_of.insert(value, arguments.len());
+                    arguments.push(source);
+                    if let Some(tied) = tied {
+                        weight_args.insert(tied, value);
+                    }
+                    value
+                })
+            };
+            if let Some(subclass) = archive.subclass(&fqn) {
+                let mut inner = Vec::new();
+                for (attribute, weight) in subclass
+                    .attributes()
+                    .filter_map(|a| Some((a, archive.weight(subclass.inner(a)?)?)))
+                {
+                    let shape: Vec<i64> = weight.sizes().iter().map(|&s| s as i64).collect();
+                    let ty = ir_type(weight.dtype(), &shape)?;
+                    let role = renamed(&source, weight.fqn());
+                    inner.push((attribute.to_owned(), weight_arg(&mut b, role, ty)?));
+                }
+                inputs[i] = Val::Subclass {
+                    class: subclass.class().to_owned(),
+                    inner,
+                };
+                continue;
+            }
             let (dtype, shape) = tensor_type_of(&symbols, graph, name)?;
             let ty = ir_type(dtype, &shape)?;
-            let tied = archive.weight(&fqn).map(|w| {
-                let layout = (w.storage_offset(), w.sizes().to_vec(), w.strides().to_vec());
-                (w.storage_entry().to_owned(), w.dtype(), layout)
-            });
-            let value = if options.inline_weights {
-                let data = inline_weight(archive, &fqn, &ty, &mut inlined)?;
-                b.constant(ty, data)?
-            } else if let Some(&value) = tied.as_ref().and_then(|t| weight_args.get(t)) {
-                // A tied weight (one storage, two names) is passed once.
-                value
-            } else {
-                let value = b.arg(ty);
-                argument_of.insert(value, arguments.len());
-                arguments.push(source);
-                if let Some(tied) = tied {
-                    weight_args.insert(tied, value);
-                }
-                value
-            };
+            let value = weight_arg(&mut b, source, ty)?;
             inputs[i] = Val::Tensor(value);
         }
     }

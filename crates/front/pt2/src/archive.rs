@@ -14,6 +14,7 @@ use crate::schema::{
     ExportedProgram, Graph, GraphSignature, InputSpec, PayloadConfig, RangeConstraint,
     SchemaVersion,
 };
+use crate::subclass::Subclass;
 use crate::tensor::{StorageBytes, TensorView, WeightKind};
 use crate::weights::{self, Storage, Weight};
 use crate::zip::ZipIndex;
@@ -88,6 +89,7 @@ pub struct Archive {
     weights: Vec<Weight>,
     storages: Vec<Storage>,
     by_fqn: HashMap<String, usize>,
+    subclasses: Vec<Subclass>,
 }
 
 impl std::fmt::Debug for Archive {
@@ -151,7 +153,10 @@ impl Archive {
         let root = reader.root()?;
         let model = reader.choose_model(&root, model)?;
         let program = reader.program(&root, &model)?;
-        let mut weights = weights::resolve(&reader, &root, &model, &program)?;
+        let weights::Resolved {
+            mut weights,
+            subclasses,
+        } = weights::resolve(&reader, &root, &model, &program)?;
         let storages = weights::storages(&zip, &mut weights);
         let by_fqn = weights
             .iter()
@@ -170,6 +175,7 @@ impl Archive {
             weights,
             storages,
             by_fqn,
+            subclasses,
         })
     }
 
@@ -251,6 +257,17 @@ impl Archive {
         self.by_fqn.get(fqn).map(|&i| &self.weights[i])
     }
 
+    /// The weight `fqn` when it is stored as a tensor subclass; its inner tensors are weights
+    /// named `<fqn>.<attribute>`.
+    pub fn subclass(&self, fqn: &str) -> Option<&Subclass> {
+        self.subclasses.iter().find(|s| s.fqn == fqn)
+    }
+
+    /// Every weight stored as a tensor subclass.
+    pub fn subclasses(&self) -> impl ExactSizeIterator<Item = &Subclass> {
+        self.subclasses.iter()
+    }
+
     /// A view of the stored tensor `fqn` (a state-dict or constant name such as `fc1.weight`).
     pub fn tensor(&self, fqn: &str) -> Result<TensorView<'_>> {
         let weight = self.weight(fqn).ok_or_else(|| Pt2Error::UnknownTensor {
@@ -272,22 +289,16 @@ impl Archive {
             weight.storage_offset,
             StorageBytes {
                 archive: &self.path,
-                entry: &self.zip.entries()[storage.entry],
+                entry: &storage.entry,
                 bytes: &self.bytes[storage.range.clone()],
                 crc32: &storage.crc32,
             },
         )
     }
 
-    /// Total bytes of distinct storage files (shared storages counted once).
+    /// Total bytes of distinct storage records (shared storages counted once).
     pub fn storage_bytes(&self) -> u64 {
-        let mut seen: Vec<&str> = self.weights.iter().map(|w| w.entry.as_str()).collect();
-        seen.sort_unstable();
-        seen.dedup();
-        seen.iter()
-            .filter_map(|name| self.zip.get(name))
-            .map(|entry| entry.size)
-            .sum()
+        self.storages.iter().map(|s| s.range.len() as u64).sum()
     }
 
     /// Names of the records in the archive, in file order.

@@ -244,17 +244,18 @@ pub enum Pt2Error {
     },
 
     // ---- payloads ----
-    #[error("`{fqn}` in `{archive}` is stored as a pickle (`{entry}`)")]
+    #[error("`{fqn}` in `{archive}` is a pickle tpuc does not read (`{entry}`): {reason}")]
     #[diagnostic(
         code(tpuc::pt2::pickled_payload),
         help(
-            "torch pickles tensor subclasses (torchao quantized tensors, DTensor); tpuc never unpickles. Unwrap them into plain tensors (e.g. int8 data plus scales as buffers) before torch.export"
+            "tpuc reads the tensor subclasses of torchao's Int8Tensor, IntxUnpackedToInt8Tensor and Float8Tensor, through a pickle reader that never runs anything; for other subclasses (DTensor, other quantized layouts), unwrap them into plain tensors (e.g. int8 data plus scales as buffers) before torch.export, or export the decomposed program (`run_decompositions()`), which unwraps torchao's subclasses"
         )
     )]
     PickledPayload {
         archive: PathBuf,
         entry: String,
         fqn: String,
+        reason: String,
     },
     #[error("`{fqn}` in `{archive}` is a custom object (`{entry}`)")]
     #[diagnostic(

@@ -3,14 +3,18 @@
 
 use std::collections::{HashMap, HashSet};
 use std::ops::Range;
+use std::path::PathBuf;
 use std::sync::OnceLock;
 
 use crate::DType;
 use crate::archive::{Reader, input_payloads};
 use crate::error::{Pt2Error, Result};
-use crate::schema::{ExportedProgram, InputSpec, LAYOUT_STRIDED, PayloadMeta, SymInt, TensorMeta};
+use crate::schema::{
+    Device, ExportedProgram, InputSpec, LAYOUT_STRIDED, PayloadMeta, SymInt, TensorMeta,
+};
+use crate::subclass::{self, Subclass};
 use crate::tensor::{WeightKind, extent};
-use crate::zip::ZipIndex;
+use crate::zip::{ZipEntry, ZipIndex};
 
 /// A stored tensor of the program.
 #[derive(Clone, Debug)]
@@ -25,6 +29,9 @@ pub struct Weight {
     pub(crate) strides: Vec<usize>,
     pub(crate) storage_offset: usize,
     pub(crate) storage: Range<usize>,
+    /// The record of a tensor stored inside a nested `torch.save` archive (a subclass's inner
+    /// tensor), whose CRC-32 guards it; `None` for a record of the archive itself.
+    pub(crate) nested: Option<ZipEntry>,
     /// Index of its record in the archive's storages.
     pub(crate) storage_id: usize,
 }
@@ -32,8 +39,8 @@ pub struct Weight {
 /// A storage record, shared by the weights that view it (tied weights, views).
 #[derive(Debug)]
 pub(crate) struct Storage {
-    /// Index of the record in the zip directory.
-    pub entry: usize,
+    /// The zip record, with the CRC-32 that guards its bytes.
+    pub entry: ZipEntry,
     pub range: Range<usize>,
     /// The CRC-32 of the bytes, computed on their first read.
     pub crc32: OnceLock<u32>,
@@ -44,10 +51,12 @@ pub(crate) fn storages(zip: &ZipIndex, weights: &mut [Weight]) -> Vec<Storage> {
     let mut storages = Vec::new();
     let mut ids = HashMap::new();
     for weight in weights {
-        let entry = zip
-            .index(&weight.entry)
-            .expect("validated weights name an entry of the archive");
-        weight.storage_id = *ids.entry(entry).or_insert_with(|| {
+        let entry = weight.nested.clone().unwrap_or_else(|| {
+            zip.get(&weight.entry)
+                .expect("validated weights name an entry of the archive")
+                .clone()
+        });
+        weight.storage_id = *ids.entry(weight.entry.clone()).or_insert_with(|| {
             storages.push(Storage {
                 entry,
                 range: weight.storage.clone(),
@@ -114,12 +123,19 @@ impl Weight {
 
 const FOLDERS: [&str; 2] = ["weights", "constants"];
 
+/// The weights of a program: plain ones, and the inner tensors of subclass weights (with the
+/// subclasses themselves).
+pub(crate) struct Resolved {
+    pub weights: Vec<Weight>,
+    pub subclasses: Vec<Subclass>,
+}
+
 pub(crate) fn resolve(
     reader: &Reader<'_>,
     root: &str,
     model: &str,
     program: &ExportedProgram,
-) -> Result<Vec<Weight>> {
+) -> Result<Resolved> {
     let configs = [
         reader.payload_config(root, model, FOLDERS[0])?,
         reader.payload_config(root, model, FOLDERS[1])?,
@@ -137,7 +153,10 @@ pub(crate) fn resolve(
         });
     }
 
-    let mut weights = Vec::new();
+    let mut resolved = Resolved {
+        weights: Vec::new(),
+        subclasses: Vec::new(),
+    };
     let mut seen = HashSet::new();
     for (fqn, placeholder, kind) in input_payloads(signature) {
         if !seen.insert(fqn.to_owned()) {
@@ -156,15 +175,13 @@ pub(crate) fn resolve(
                 fqn: fqn.to_owned(),
             });
         };
-        weights.push(validate(
-            reader,
-            root,
-            folder,
+        let payload = Payload {
+            entry: format!("{root}/data/{folder}/{}", meta.path_name),
             fqn,
             kind,
-            Some(placeholder),
-            meta,
-        )?);
+            placeholder: Some(placeholder),
+        };
+        payload.validate(reader, meta, &mut resolved)?;
     }
     // Payloads the signature does not name (torch writes none today) are still listed.
     for (i, config) in configs.iter().enumerate() {
@@ -175,145 +192,289 @@ pub(crate) fn resolve(
                     (0, false) => WeightKind::Buffer { persistent: true },
                     _ => WeightKind::Constant,
                 };
-                weights.push(validate(reader, root, FOLDERS[i], fqn, kind, None, meta)?);
+                let payload = Payload {
+                    entry: format!("{root}/data/{}/{}", FOLDERS[i], meta.path_name),
+                    fqn,
+                    kind,
+                    placeholder: None,
+                };
+                payload.validate(reader, meta, &mut resolved)?;
             }
         }
     }
-    Ok(weights)
+    Ok(resolved)
 }
 
-fn validate(
-    reader: &Reader<'_>,
-    root: &str,
-    folder: &str,
-    fqn: &str,
+/// One payload of a config, on its way to becoming weights.
+struct Payload<'a> {
+    entry: String,
+    fqn: &'a str,
     kind: WeightKind,
-    placeholder: Option<&str>,
-    payload: &PayloadMeta,
-) -> Result<Weight> {
-    let archive = || reader.path.to_owned();
-    let entry = format!("{root}/data/{folder}/{}", payload.path_name);
-    let bad = |reason: String| Pt2Error::BadTensorMeta {
-        archive: archive(),
-        fqn: fqn.to_owned(),
-        reason,
-    };
-    if payload.path_name.starts_with("custom_obj_") || payload.path_name.starts_with("opaque_obj_")
-    {
-        return Err(Pt2Error::CustomObject {
-            archive: archive(),
-            entry,
-            fqn: fqn.to_owned(),
+    placeholder: Option<&'a str>,
+}
+
+/// Where a tensor's bytes are: a record of the archive, or one nested in a record.
+struct Record {
+    name: String,
+    range: Range<usize>,
+    nested: Option<ZipEntry>,
+}
+
+impl Payload<'_> {
+    fn validate(
+        &self,
+        reader: &Reader<'_>,
+        payload: &PayloadMeta,
+        out: &mut Resolved,
+    ) -> Result<()> {
+        let archive = || reader.path.to_owned();
+        let fqn = self.fqn;
+        if payload.path_name.starts_with("custom_obj_")
+            || payload.path_name.starts_with("opaque_obj_")
+        {
+            return Err(Pt2Error::CustomObject {
+                archive: archive(),
+                entry: self.entry.clone(),
+                fqn: fqn.to_owned(),
+            });
+        }
+        let Some(meta) = &payload.tensor_meta else {
+            return Err(Pt2Error::CustomObject {
+                archive: archive(),
+                entry: self.entry.clone(),
+                fqn: fqn.to_owned(),
+            });
+        };
+        if payload.path_name.is_empty() || payload.path_name.contains('/') {
+            return Err(self.bad(
+                reader,
+                format!("payload path `{}` is not a file name", payload.path_name),
+            ));
+        }
+        let range = reader
+            .range(&self.entry)
+            .ok_or_else(|| Pt2Error::MissingEntry {
+                archive: archive(),
+                entry: self.entry.clone(),
+            })??;
+        if payload.use_pickle {
+            return self.subclass(reader, meta, range, out);
+        }
+        let record = Record {
+            name: self.entry.clone(),
+            range,
+            nested: None,
+        };
+        let weight = self.weight(reader, fqn, meta, record)?;
+        out.weights.push(weight);
+        Ok(())
+    }
+
+    fn bad(&self, reader: &Reader<'_>, reason: String) -> Pt2Error {
+        Pt2Error::BadTensorMeta {
+            archive: reader.path.to_owned(),
+            fqn: self.fqn.to_owned(),
+            reason,
+        }
+    }
+
+    /// A subclass weight: its pickle read, each inner tensor a weight of its own.
+    fn subclass(
+        &self,
+        reader: &Reader<'_>,
+        meta: &TensorMeta,
+        range: Range<usize>,
+        out: &mut Resolved,
+    ) -> Result<()> {
+        let unreadable = |reason: String| Pt2Error::PickledPayload {
+            archive: reader.path.to_owned(),
+            entry: self.entry.clone(),
+            fqn: self.fqn.to_owned(),
+            reason,
+        };
+        let outer = &reader.bytes[range.clone()];
+        // Errors inside the nested archive name the record they are in.
+        let nested_path = PathBuf::from(format!("{} › {}", reader.path.display(), self.entry));
+        let zip = ZipIndex::read(&nested_path, outer)
+            .map_err(|_| unreadable("the record is not a torch.save archive".into()))?;
+        let pickle = zip
+            .entries()
+            .iter()
+            .find(|e| e.name.ends_with("/data.pkl") && e.name.matches('/').count() == 1)
+            .ok_or_else(|| unreadable("the nested archive has no data.pkl".into()))?;
+        let prefix = pickle.name.trim_end_matches("data.pkl").to_owned();
+        let bytes = zip.data(&nested_path, outer, pickle)?;
+        let layout = crate::pickle::read(bytes)
+            .and_then(|object| subclass::layout(&object))
+            .map_err(unreadable)?;
+        let presented = meta.sizes.iter().map(SymInt::as_int).collect::<Vec<_>>();
+        let sizes = layout
+            .sizes
+            .iter()
+            .map(|&s| i64::try_from(s).ok())
+            .collect::<Vec<_>>();
+        if meta.dtype() != Some(layout.dtype) || presented != sizes {
+            return Err(unreadable(format!(
+                "the pickle presents {} {:?}, the config {:?} {:?}",
+                layout.dtype,
+                layout.sizes,
+                meta.dtype(),
+                presented
+            )));
+        }
+        let mut inner = Vec::new();
+        for tensor in &layout.inner {
+            let name = format!("{prefix}data/{}", tensor.key);
+            let entry = zip.get(&name).ok_or_else(|| {
+                unreadable(format!(
+                    "`{}`'s storage `{name}` is missing",
+                    tensor.attribute
+                ))
+            })?;
+            let at = zip.data_range(&nested_path, outer, entry)?;
+            let mut nested = entry.clone();
+            nested.name = format!("{}/{name}", self.entry);
+            let record = Record {
+                name: nested.name.clone(),
+                range: range.start + at.start..range.start + at.end,
+                nested: Some(nested),
+            };
+            let fqn = format!("{}.{}", self.fqn, tensor.attribute);
+            let strided = |values: &[usize]| {
+                values
+                    .iter()
+                    .map(|&v| SymInt::AsInt(v as i64))
+                    .collect::<Vec<_>>()
+            };
+            let meta = TensorMeta {
+                dtype_code: tensor.dtype.code(),
+                sizes: strided(&tensor.sizes),
+                requires_grad: false,
+                device: Device {
+                    kind: "cpu".into(),
+                    index: None,
+                },
+                strides: strided(&tensor.strides),
+                storage_offset: SymInt::AsInt(tensor.storage_offset as i64),
+                layout: LAYOUT_STRIDED,
+            };
+            let weight = Payload {
+                entry: record.name.clone(),
+                fqn: &fqn,
+                kind: self.kind,
+                placeholder: None,
+            }
+            .weight(reader, &fqn, &meta, record)?;
+            out.weights.push(weight);
+            inner.push((tensor.attribute.clone(), fqn));
+        }
+        out.subclasses.push(Subclass {
+            fqn: self.fqn.to_owned(),
+            placeholder: self.placeholder.map(str::to_owned),
+            class: layout.class,
+            dtype: layout.dtype,
+            sizes: layout.sizes,
+            inner,
         });
+        Ok(())
     }
-    if payload.use_pickle {
-        return Err(Pt2Error::PickledPayload {
-            archive: archive(),
-            entry,
-            fqn: fqn.to_owned(),
-        });
-    }
-    let Some(meta) = &payload.tensor_meta else {
-        return Err(Pt2Error::CustomObject {
-            archive: archive(),
-            entry,
-            fqn: fqn.to_owned(),
-        });
-    };
-    if payload.path_name.is_empty() || payload.path_name.contains('/') {
-        return Err(bad(format!(
-            "payload path `{}` is not a file name",
-            payload.path_name
-        )));
-    }
-    let dtype = meta.dtype().ok_or_else(|| Pt2Error::UnknownDtype {
-        archive: archive(),
-        fqn: fqn.to_owned(),
-        code: meta.dtype_code,
-    })?;
-    if meta.layout != LAYOUT_STRIDED {
-        return Err(bad(format!("layout {} is not strided (7)", meta.layout)));
-    }
-    if meta.sizes.len() != meta.strides.len() {
-        return Err(bad(format!(
-            "{} sizes but {} strides",
-            meta.sizes.len(),
-            meta.strides.len()
-        )));
-    }
-    let constant = |what: &'static str, value: &SymInt| -> Result<usize> {
-        let value = value
-            .as_int()
-            .ok_or_else(|| bad(format!("{what} is symbolic")))?;
-        usize::try_from(value).map_err(|_| Pt2Error::NegativeDimension {
+
+    /// A plain tensor's view, checked against its storage record.
+    fn weight(
+        &self,
+        reader: &Reader<'_>,
+        fqn: &str,
+        meta: &TensorMeta,
+        record: Record,
+    ) -> Result<Weight> {
+        let archive = || reader.path.to_owned();
+        let entry = record.name;
+        let dtype = meta.dtype().ok_or_else(|| Pt2Error::UnknownDtype {
             archive: archive(),
             fqn: fqn.to_owned(),
-            what,
-            value,
-        })
-    };
-    let sizes = meta
-        .sizes
-        .iter()
-        .map(|s| constant("size", s))
-        .collect::<Result<Vec<_>>>()?;
-    let strides = meta
-        .strides
-        .iter()
-        .map(|s| constant("stride", s))
-        .collect::<Result<Vec<_>>>()?;
-    let storage_offset = constant("storage offset", &meta.storage_offset)?;
-    let last_element =
-        extent(&sizes, &strides, storage_offset, dtype.itemsize()).ok_or_else(|| {
-            Pt2Error::ShapeOverflow {
+            code: meta.dtype_code,
+        })?;
+        if meta.layout != LAYOUT_STRIDED {
+            return Err(self.bad(reader, format!("layout {} is not strided (7)", meta.layout)));
+        }
+        if meta.sizes.len() != meta.strides.len() {
+            return Err(self.bad(
+                reader,
+                format!(
+                    "{} sizes but {} strides",
+                    meta.sizes.len(),
+                    meta.strides.len()
+                ),
+            ));
+        }
+        let constant = |what: &'static str, value: &SymInt| -> Result<usize> {
+            let value = value
+                .as_int()
+                .ok_or_else(|| self.bad(reader, format!("{what} is symbolic")))?;
+            usize::try_from(value).map_err(|_| Pt2Error::NegativeDimension {
                 archive: archive(),
                 fqn: fqn.to_owned(),
-            }
-        })?;
-
-    let storage = reader
-        .range(&entry)
-        .ok_or_else(|| Pt2Error::MissingEntry {
-            archive: archive(),
-            entry: entry.clone(),
-        })??;
-    let len = storage.len() as u64;
-    let itemsize = dtype.itemsize() as u64;
-    if !len.is_multiple_of(itemsize) {
-        return Err(Pt2Error::StorageSize {
-            archive: archive(),
-            entry,
+                what,
+                value,
+            })
+        };
+        let sizes = meta
+            .sizes
+            .iter()
+            .map(|s| constant("size", s))
+            .collect::<Result<Vec<_>>>()?;
+        let strides = meta
+            .strides
+            .iter()
+            .map(|s| constant("stride", s))
+            .collect::<Result<Vec<_>>>()?;
+        let storage_offset = constant("storage offset", &meta.storage_offset)?;
+        let last_element =
+            extent(&sizes, &strides, storage_offset, dtype.itemsize()).ok_or_else(|| {
+                Pt2Error::ShapeOverflow {
+                    archive: archive(),
+                    fqn: fqn.to_owned(),
+                }
+            })?;
+        let len = record.range.len() as u64;
+        let itemsize = dtype.itemsize() as u64;
+        if !len.is_multiple_of(itemsize) {
+            return Err(Pt2Error::StorageSize {
+                archive: archive(),
+                entry,
+                fqn: fqn.to_owned(),
+                len,
+                itemsize: dtype.itemsize(),
+                dtype,
+            });
+        }
+        let storage_elements = len / itemsize;
+        // A 0-byte payload stands for a tensor without data (zeros); anything else must hold the view.
+        if let Some(last) = last_element
+            && len > 0
+            && last >= storage_elements
+        {
+            return Err(Pt2Error::ViewOutOfBounds {
+                archive: archive(),
+                entry,
+                fqn: fqn.to_owned(),
+                needed_elements: last,
+                storage_elements,
+            });
+        }
+        Ok(Weight {
             fqn: fqn.to_owned(),
-            len,
-            itemsize: dtype.itemsize(),
+            kind: self.kind,
+            placeholder: self.placeholder.map(str::to_owned),
+            entry,
+            meta: meta.clone(),
             dtype,
-        });
+            sizes,
+            strides,
+            storage_offset,
+            storage: record.range,
+            nested: record.nested,
+            storage_id: 0,
+        })
     }
-    let storage_elements = len / itemsize;
-    // A 0-byte payload stands for a tensor without data (zeros); anything else must hold the view.
-    if let Some(last) = last_element
-        && len > 0
-        && last >= storage_elements
-    {
-        return Err(Pt2Error::ViewOutOfBounds {
-            archive: archive(),
-            entry,
-            fqn: fqn.to_owned(),
-            needed_elements: last,
-            storage_elements,
-        });
-    }
-    Ok(Weight {
-        fqn: fqn.to_owned(),
-        kind,
-        placeholder: placeholder.map(str::to_owned),
-        entry,
-        meta: meta.clone(),
-        dtype,
-        sizes,
-        strides,
-        storage_offset,
-        storage,
-        storage_id: 0,
-    })
 }

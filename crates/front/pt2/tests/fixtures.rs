@@ -197,7 +197,12 @@ fn every_fixture_matches_the_manifest() {
         );
 
         // Weights: kinds, dtypes, shapes and the sha256 of their contiguous bytes.
-        let want_weights = expected["weights"].as_object().unwrap();
+        // A program with tensor-subclass weights lists its own (the subclasses' inner tensors).
+        let want_weights = facts
+            .get("weights")
+            .unwrap_or(&expected["weights"])
+            .as_object()
+            .unwrap();
         let fqns: BTreeSet<&str> = archive.weights().map(|w| w.fqn()).collect();
         let want_fqns: BTreeSet<&str> = want_weights.keys().map(String::as_str).collect();
         assert_eq!(fqns, want_fqns, "{what}: weights");
@@ -213,6 +218,11 @@ fn every_fixture_matches_the_manifest() {
                 (other, _) => panic!("{what}: kind {other}"),
             };
             assert_eq!(weight.kind(), kind, "{what}: {fqn}");
+            if let Some(parent) = want.get("subclass").and_then(|p| p.as_str()) {
+                let subclass = archive.subclass(parent).expect("a subclass weight");
+                let attribute = fqn.strip_prefix(&format!("{parent}.")).unwrap();
+                assert_eq!(subclass.inner(attribute), Some(fqn), "{what}: {fqn}");
+            }
             let view = archive.tensor(fqn).unwrap();
             assert_eq!(view.dtype, dtype(&want["dtype"]), "{what}: {fqn}");
             let shape: Vec<usize> = want["shape"]
@@ -236,7 +246,12 @@ fn every_fixture_matches_the_manifest() {
             checked_weights += 1;
         }
         // Tensors torch saw sharing a storage share one record.
-        for group in expected["tied"].as_array().unwrap() {
+        for group in facts
+            .get("tied")
+            .unwrap_or(&expected["tied"])
+            .as_array()
+            .unwrap()
+        {
             let entries: BTreeSet<&str> = group
                 .as_array()
                 .unwrap()
@@ -273,10 +288,25 @@ fn placeholders_pair_with_graph_inputs() {
         let graph = archive.graph();
         let specs = &archive.signature().input_specs;
         assert_eq!(graph.inputs.len(), specs.len(), "{model}.{variant}");
-        for weight in archive.weights() {
-            let placeholder = weight
+        let inner: Vec<&str> = archive
+            .subclasses()
+            .flat_map(|s| s.attributes().filter_map(|a| s.inner(a)))
+            .collect();
+        let placed = archive.weights().filter_map(|w| {
+            let Some(placeholder) = w.placeholder() else {
+                assert!(inner.contains(&w.fqn()), "{model}.{variant}: {}", w.fqn());
+                return None;
+            };
+            Some((placeholder, w.dtype(), w.sizes()))
+        });
+        // A subclass weight's graph input presents the subclass's type.
+        let subclasses = archive.subclasses().map(|s| {
+            let placeholder = s
                 .placeholder()
                 .expect("every fixture weight is a graph input");
+            (placeholder, s.dtype(), s.sizes())
+        });
+        for (placeholder, dtype, sizes) in placed.chain(subclasses) {
             assert!(
                 graph
                     .inputs
@@ -288,12 +318,12 @@ fn placeholders_pair_with_graph_inputs() {
             let meta = &graph.tensor_values[placeholder];
             assert_eq!(
                 meta.dtype(),
-                Some(weight.dtype()),
+                Some(dtype),
                 "{model}.{variant}: {placeholder}"
             );
             assert_eq!(
                 meta.static_sizes().unwrap(),
-                weight.sizes().iter().map(|&s| s as i64).collect::<Vec<_>>()
+                sizes.iter().map(|&s| s as i64).collect::<Vec<_>>()
             );
         }
     }

@@ -479,7 +479,12 @@ fn pow(cx: &mut Cx<'_>, args: &Args<'_>) -> OpResult<Vec<Val>> {
 
 /// `maximum`/`minimum` propagating NaN from either side, as torch does (XLA:CPU's
 /// `maximum` keeps the left operand when the right one is NaN).
-fn extremum(b: &mut FunctionBuilder, op: BinaryOp, lhs: Value, rhs: Value) -> OpResult<Value> {
+pub(super) fn extremum(
+    b: &mut FunctionBuilder,
+    op: BinaryOp,
+    lhs: Value,
+    rhs: Value,
+) -> OpResult<Value> {
     let m = b.binary(op, lhs, rhs)?;
     if !support::element(b, lhs)?.is_float() {
         return Ok(m);

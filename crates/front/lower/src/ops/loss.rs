@@ -1,4 +1,5 @@
-//! Loss functions the "TRAINING" dialect keeps whole: `cross_entropy_loss`, `nll_loss`.
+//! Loss functions the "TRAINING" dialect keeps whole: `cross_entropy_loss`, `nll_loss`,
+//! `mse_loss`.
 
 use tpuc_ir::{BinaryOp, ComparisonDirection, FunctionBuilder, TensorType, Value};
 use tpuc_pt2::DType;
@@ -11,7 +12,7 @@ use crate::dtype::element_type;
 use crate::env::Val;
 use crate::error::{OpResult, bail};
 use crate::op_def::{OpDef, aten};
-use crate::promote::Scalar;
+use crate::promote::{Scalar, promote_types};
 use crate::support::{self, broadcast_back, reduce};
 
 pub(crate) const OPS: &[OpDef] = &[
@@ -24,6 +25,10 @@ pub(crate) const OPS: &[OpDef] = &[
         "nll_loss(Tensor self, Tensor target, Tensor? weight=None, int reduction=1, \
          SymInt ignore_index=-100) -> Tensor",
         nll_loss,
+    ),
+    aten(
+        "mse_loss(Tensor self, Tensor target, int reduction=1) -> Tensor",
+        mse_loss,
     ),
 ];
 
@@ -114,6 +119,19 @@ fn nll(cx: &mut Cx<'_>, args: &Args<'_>, log_probs: Value, class_dim: usize) -> 
     let counted = b.select(valid, target_weight.unwrap_or(unit), zero)?;
     let count = support::numel(&support::shape(b, losses)?);
     one(reduced(b, losses, Some(counted), reduction, count)?)
+}
+
+/// `(self - target)²`, broadcast and promoted like `sub`, then reduced.
+fn mse_loss(cx: &mut Cx<'_>, args: &Args<'_>) -> OpResult<Vec<Val>> {
+    let (x, target) = (args.tensor("self")?, args.tensor("target")?);
+    let b = &mut *cx.b;
+    let dtype = promote_types(support::dtype(b, x)?, support::dtype(b, target)?)?;
+    let x = support::convert(b, x, dtype)?;
+    let target = support::convert(b, target, dtype)?;
+    let difference = support::binary(b, BinaryOp::Subtract, x, target)?;
+    let squares = b.multiply(difference, difference)?;
+    let count = support::numel(&support::shape(b, squares)?);
+    one(reduced(b, squares, None, args.int("reduction")?, count)?)
 }
 
 /// `none`, `sum` or `mean` of per-element losses; a mean divides by the sum of `weights` when

@@ -1,6 +1,7 @@
 //! Op families. Each module lists its registry entries in `OPS`; [`FAMILIES`] collects them.
 
 mod adaptive;
+mod affine;
 mod attention;
 mod backward;
 mod batch_stats;
@@ -39,6 +40,7 @@ mod search;
 mod sequences;
 mod shape;
 mod sort;
+mod subclass;
 mod symbolic;
 mod ternary;
 #[cfg(test)]
@@ -56,6 +58,7 @@ pub(crate) use inplace::{lower_in_place, write_back};
 /// Every family's entries.
 pub(crate) const FAMILIES: &[&[OpDef]] = &[
     adaptive::OPS,
+    affine::OPS,
     attention::OPS,
     backward::OPS,
     batch_stats::OPS,
@@ -93,6 +96,7 @@ pub(crate) const FAMILIES: &[&[OpDef]] = &[
     sequences::OPS,
     shape::OPS,
     sort::OPS,
+    subclass::OPS,
     symbolic::OPS,
     ternary::OPS,
     vector_norm::OPS,

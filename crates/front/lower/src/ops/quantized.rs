@@ -73,20 +73,51 @@ fn parameter(
         Operand::Tensor(v) => support::convert(b, v, dtype)?,
     };
     let count = support::numel(&support::shape(b, v)?);
+    let mut block = shape.to_vec();
     match axis {
-        Some(axis) if shape.get(axis) == Some(&count) => {
-            let v = support::reshape(b, v, &[count])?;
-            support::broadcast_in_dim(b, v, &[axis as i64], shape)
-        }
+        Some(axis) if shape.get(axis) == Some(&count) => block[axis] = 1,
         Some(axis) => {
             bail!("{count} per-channel quantization parameters for dimension {axis} of {shape:?}")
         }
-        None if count == 1 => {
-            let v = support::reshape(b, v, &[])?;
-            support::broadcast_to(b, v, shape)
-        }
+        None if count == 1 => {}
         None => bail!("a per-tensor quantization parameter has {count} elements, not 1"),
     }
+    per_block(b, v, &block, shape)
+}
+
+/// `v`, one value per block of `block` elements of `shape` (each `block[i]` 1, `shape[i]` or a
+/// divisor of it), the blocks in row-major order whatever `v`'s shape, broadcast to `shape`.
+pub(super) fn per_block(
+    b: &mut FunctionBuilder,
+    v: Value,
+    block: &[i64],
+    shape: &[i64],
+) -> OpResult<Value> {
+    let grid: Vec<i64> = shape
+        .iter()
+        .zip(block)
+        .map(|(&s, &k)| if k >= s { 1 } else { s / k.max(1) })
+        .collect();
+    let count = support::numel(&support::shape(b, v)?);
+    if count != support::numel(&grid) {
+        bail!(
+            "{count} quantization parameters for blocks of {block:?} in {shape:?}, which has {} blocks",
+            support::numel(&grid)
+        );
+    }
+    let v = support::reshape(b, v, &grid)?;
+    // A dimension split into blocks becomes (blocks, block size); the parameter spans the first.
+    let (mut dims, mut expanded) = (Vec::new(), Vec::new());
+    for ((&s, &k), &g) in shape.iter().zip(block).zip(&grid) {
+        dims.push(expanded.len() as i64);
+        if k > 1 && k < s {
+            expanded.extend([g, k]);
+        } else {
+            expanded.push(s);
+        }
+    }
+    let v = support::broadcast_in_dim(b, v, &dims, &expanded)?;
+    support::reshape(b, v, shape)
 }
 
 /// The channel dimension of a per-channel op on `x`, or `None` per tensor.
@@ -137,14 +168,41 @@ fn quantize(cx: &mut Cx<'_>, args: &Args<'_>) -> OpResult<Vec<Val>> {
         }
     };
     let x = support::convert(b, x, compute)?;
-    let scaled = b.multiply(x, inverse)?;
-    let rounded = b.round_nearest_even(scaled)?;
     let zero_point = parameter(b, zero_point, compute, axis, &shape)?;
-    let shifted = b.add(rounded, zero_point)?;
-    let low = parameter(b, low, compute, None, &shape)?;
-    let high = parameter(b, high, compute, None, &shape)?;
-    let clamped = b.clamp(low, shifted, high)?;
-    one(support::convert(b, clamped, dtype)?)
+    one(quantize_values(
+        b,
+        x,
+        inverse,
+        Some(zero_point),
+        (low, high),
+        dtype,
+    )?)
+}
+
+/// `clamp(round(x · inverse) + zero_point, low, high)` as `dtype`, rounding half to even: the
+/// product in the type of `x` and `inverse` (the same), the sum and the clamp in the type the
+/// product and the zero point promote to.
+pub(super) fn quantize_values(
+    b: &mut FunctionBuilder,
+    x: Value,
+    inverse: Value,
+    zero_point: Option<Value>,
+    (low, high): (Operand, Operand),
+    dtype: DType,
+) -> OpResult<Value> {
+    let scaled = b.multiply(x, inverse)?;
+    let mut q = b.round_nearest_even(scaled)?;
+    if let Some(zero_point) = zero_point {
+        let sum = promote_types(support::dtype(b, q)?, support::dtype(b, zero_point)?)?;
+        let rounded = support::convert(b, q, sum)?;
+        let zero_point = support::convert(b, zero_point, sum)?;
+        q = b.add(rounded, zero_point)?;
+    }
+    let (shape, sum) = (support::shape(b, q)?, support::dtype(b, q)?);
+    let low = parameter(b, low, sum, None, &shape)?;
+    let high = parameter(b, high, sum, None, &shape)?;
+    let clamped = b.clamp(low, q, high)?;
+    support::convert(b, clamped, dtype)
 }
 
 /// `(q - zero_point) · scale` in `out_dtype` (float32 unless given).
@@ -155,12 +213,9 @@ fn dequantize(cx: &mut Cx<'_>, args: &Args<'_>) -> OpResult<Vec<Val>> {
     let (scale, zero_point) = match axis {
         Some(_) => (
             args.operand("scales")?,
-            match args.opt_tensor("zero_points")? {
-                Some(z) => Operand::Tensor(z),
-                None => Operand::Scalar(Scalar::Int(0)),
-            },
+            args.opt_tensor("zero_points")?.map(Operand::Tensor),
         ),
-        None => (args.operand("scale")?, args.operand("zero_point")?),
+        None => (args.operand("scale")?, Some(args.operand("zero_point")?)),
     };
     let b = &mut *cx.b;
     // Per tensor, the input is converted first; per channel, the difference is integral and
@@ -170,12 +225,34 @@ fn dequantize(cx: &mut Cx<'_>, args: &Args<'_>) -> OpResult<Vec<Val>> {
         _ => out,
     };
     let shape = support::shape(b, q)?;
-    let q = support::convert(b, q, compute)?;
-    let zero_point = parameter(b, zero_point, compute, axis, &shape)?;
-    let centred = b.subtract(q, zero_point)?;
+    let zero_point = match zero_point {
+        Some(z) => Some(parameter(b, z, compute, axis, &shape)?),
+        None => None,
+    };
     let scale = parameter(b, scale, compute, axis, &shape)?;
-    let value = b.multiply(centred, scale)?;
-    one(support::convert(b, value, out)?)
+    one(dequantize_values(b, q, zero_point, scale, compute, out)?)
+}
+
+/// `(q - zero_point) · scale` as `out`: the difference in `difference`, the product in the type
+/// the difference and the scale promote to. `q` stays narrow up to its conversion.
+pub(super) fn dequantize_values(
+    b: &mut FunctionBuilder,
+    q: Value,
+    zero_point: Option<Value>,
+    scale: Value,
+    difference: DType,
+    out: DType,
+) -> OpResult<Value> {
+    let mut value = support::convert(b, q, difference)?;
+    if let Some(zero_point) = zero_point {
+        let zero_point = support::convert(b, zero_point, difference)?;
+        value = b.subtract(value, zero_point)?;
+    }
+    let product = promote_types(difference, support::dtype(b, scale)?)?;
+    let value = support::convert(b, value, product)?;
+    let scale = support::convert(b, scale, product)?;
+    let value = b.multiply(value, scale)?;
+    support::convert(b, value, out)
 }
 
 /// `(self · mat2) · scale_a · scale_b (+ bias)`, accumulated in float32; the scales are one

@@ -18,6 +18,10 @@ pub(super) const OPS: &[OpDef] = &[
     aten("_unsafe_view(Tensor self, SymInt[] size) -> Tensor", view),
     aten("permute(Tensor(a) self, int[] dims) -> Tensor(a)", permute),
     aten(
+        "broadcast_tensors(Tensor[] tensors) -> Tensor[]",
+        broadcast_tensors,
+    ),
+    aten(
         "transpose.int(Tensor(a) self, int dim0, int dim1) -> Tensor(a)",
         transpose,
     ),
@@ -192,6 +196,20 @@ pub(crate) fn expand_to(b: &mut FunctionBuilder, x: Value, size: &[i64]) -> OpRe
 fn expand(cx: &mut Cx<'_>, args: &Args<'_>) -> OpResult<Vec<Val>> {
     let x = args.tensor("self")?;
     one(expand_to(cx.b, x, &args.ints("size")?)?)
+}
+
+/// Every tensor expanded to the shape they broadcast to.
+fn broadcast_tensors(cx: &mut Cx<'_>, args: &Args<'_>) -> OpResult<Vec<Val>> {
+    let tensors = args.tensors("tensors")?;
+    let mut shape = Vec::new();
+    for &t in &tensors {
+        shape = support::broadcast_shapes(&shape, &support::shape(cx.b, t)?)?;
+    }
+    let expanded = tensors
+        .into_iter()
+        .map(|t| support::broadcast_to(cx.b, t, &shape))
+        .collect::<OpResult<_>>()?;
+    Ok(vec![Val::Tensors(expanded)])
 }
 
 fn expand_as(cx: &mut Cx<'_>, args: &Args<'_>) -> OpResult<Vec<Val>> {
