@@ -2,9 +2,12 @@
 """The `llama` fixture's model (testdata/generate.py `case_llama`) quantized two ways, for the
 per-chip argument bytes of int8 programs against the float32 one (issue 25):
 
-- `DIR/llama_int8_weights.core.pt2`: torchao's `Int8WeightOnlyConfig` (int8 weights with a
-  scale per output channel), decomposed (`run_decompositions()` unwraps torchao's tensor
+- `DIR/llama_int8_weights.pt2`: torchao's `Int8WeightOnlyConfig` (int8 weights with a scale
+  per output channel) as exported, the weights stored as torchao's `Int8Tensor` subclass;
+- `DIR/llama_int8_weights.core.pt2`: the same, decomposed (`run_decompositions()` unwraps the
   subclasses into plain int8 and float tensors);
+- `DIR/llama_int4_weights.pt2`: torchao's `IntxWeightOnlyConfig` with int4 weights per group of
+  32 (`IntxUnpackedToInt8Tensor`: int4 values held in int8);
 - `DIR/llama_pt2e.pt2`: torchao's PT2E flow with the X86 inductor quantizer (int8 activations
   per tensor, int8 weights per channel; `quantized_decomposed` ops);
 
@@ -51,8 +54,16 @@ def main() -> None:
 
     model, args = llama()
     quantize_(model, Int8WeightOnlyConfig())
-    program = torch.export.export(model, args).run_decompositions()
-    save(out, "llama_int8_weights.core", program, model, args)
+    program = torch.export.export(model, args)
+    save(out, "llama_int8_weights", program, model, args)
+    save(out, "llama_int8_weights.core", program.run_decompositions(), model, args)
+
+    from torchao.quantization import IntxWeightOnlyConfig
+    from torchao.quantization.granularity import PerGroup
+
+    model, args = llama()
+    quantize_(model, IntxWeightOnlyConfig(weight_dtype=torch.int4, granularity=PerGroup(32)))
+    save(out, "llama_int4_weights", torch.export.export(model, args), model, args)
 
     import torchao.quantization.pt2e.quantizer.x86_inductor_quantizer as x86
     from torchao.quantization.pt2e.quantize_pt2e import convert_pt2e, prepare_pt2e
