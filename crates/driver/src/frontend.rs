@@ -97,6 +97,11 @@ impl ProgramSource {
                 if let Some(dtype) = lower.autocast {
                     lower_options["autocast"] = serde_json::json!(dtype.to_string());
                 }
+                // Subclass weights shape the module (their inner tensors are its arguments)
+                // from records the program JSON does not hold.
+                if archive.subclasses().len() > 0 {
+                    lower_options["subclass_weights"] = subclass_layouts(archive);
+                }
                 let inlined = lower
                     .inline_weights
                     .then(|| inlined_weights_digest(archive))
@@ -124,6 +129,30 @@ impl ProgramSource {
             tpuc_version: tpuc_cache::TPUC_VERSION.to_owned(),
         })
     }
+}
+
+/// Each tensor-subclass weight's class, value type and inner tensors' types.
+fn subclass_layouts(archive: &Archive) -> serde_json::Value {
+    let layouts = archive.subclasses().map(|subclass| {
+        let inner: Vec<serde_json::Value> = subclass
+            .attributes()
+            .filter_map(|attribute| {
+                let weight = archive.weight(subclass.inner(attribute)?)?;
+                Some(serde_json::json!([
+                    attribute,
+                    weight.dtype(),
+                    weight.sizes()
+                ]))
+            })
+            .collect();
+        serde_json::json!({
+            "fqn": subclass.fqn(),
+            "class": subclass.class(),
+            "target_dtype": subclass.target_dtype(),
+            "inner": inner,
+        })
+    });
+    serde_json::Value::Array(layouts.collect())
 }
 
 fn inlined_weights_digest(archive: &Archive) -> Result<tpuc_cache::Digest> {

@@ -284,12 +284,14 @@ impl Prepared {
                 if stored.dtype == binding.dtype {
                     return Ok(stored);
                 }
+                let from = stored.dtype;
                 stored.narrowed(binding.dtype).ok_or_else(|| {
                     DriverError::Unsupported(format!(
-                        "the program stores `{fqn}` as {} (--kv-dtype), but its initial value \
-                         in the archive is {} and not zero: tpuc converts only zeros, or \
-                         float32 to bfloat16",
-                        binding.dtype, stored.dtype
+                        "the program stores `{fqn}` as {}, but its value in the archive is {from} \
+                         and does not fit: tpuc narrows zeros, float32 to bfloat16 \
+                         (--kv-dtype) and int8 values in [-8, 7] to int4 (torchao's int4 \
+                         weights)",
+                        binding.dtype
                     ))
                 })
             }

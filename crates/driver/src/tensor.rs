@@ -49,7 +49,8 @@ pub fn npy_dtype(dtype: DType) -> Option<Dtype> {
         | DType::F8E5M2
         | DType::F8E4M3FNUZ
         | DType::F8E5M2FNUZ
-        | DType::F8E8M0FNU => return None,
+        | DType::F8E8M0FNU
+        | DType::I4 => return None,
     })
 }
 
@@ -93,17 +94,23 @@ impl HostTensor<'_> {
     }
 }
 
-impl HostTensor<'_> {
-    /// The same values in a narrower float type (a cache stored by `--kv-dtype`): zeros in any
-    /// type, float32 as bfloat16; `None` otherwise.
-    pub(crate) fn narrowed(&self, dtype: DType) -> Option<HostTensor<'static>> {
-        if self.bytes.iter().all(|&byte| byte == 0) {
-            return Some(HostTensor::zeros(dtype, self.shape.clone()));
+impl<'a> HostTensor<'a> {
+    /// The same values in a narrower type the program stores them in: zeros in any type
+    /// (a cache stored by `--kv-dtype`), float32 as bfloat16, and int8 values in [-8, 7] as
+    /// int4 (torchao's int4 weights held in int8), whose host form is the same bytes; `None`
+    /// otherwise.
+    pub(crate) fn narrowed(self, dtype: DType) -> Option<HostTensor<'a>> {
+        match (self.dtype, dtype) {
+            (DType::I8, DType::I4) => {
+                let fits = self.bytes.iter().all(|&b| (-8..=7).contains(&(b as i8)));
+                fits.then_some(HostTensor { dtype, ..self })
+            }
+            _ if self.bytes.iter().all(|&byte| byte == 0) => {
+                Some(HostTensor::zeros(dtype, self.shape.clone()))
+            }
+            (DType::F32, DType::BF16) => Some(from_npy(&self.to_npy()?, dtype)),
+            _ => None,
         }
-        if (self.dtype, dtype) != (DType::F32, DType::BF16) {
-            return None;
-        }
-        Some(from_npy(&self.to_npy()?, dtype))
     }
 }
 
@@ -140,6 +147,21 @@ mod tests {
         let back = tensor.to_npy().unwrap();
         assert_eq!(back.dtype(), Dtype::F32);
         assert_eq!(back.to_f64(), [1.0, 1.0 + 4.0 / 256.0, -0.5]);
+    }
+
+    #[test]
+    fn int8_values_of_int4_range_are_passed_as_int4_and_others_are_refused() {
+        let int8 = |values: &[i8]| HostTensor {
+            dtype: DType::I8,
+            shape: vec![values.len() as i64],
+            bytes: Cow::Owned(values.iter().map(|&v| v as u8).collect()),
+        };
+        let narrowed = int8(&[-8, 7, 0, -1]).narrowed(DType::I4).unwrap();
+        assert_eq!(narrowed.dtype, DType::I4);
+        assert_eq!(narrowed.bytes.as_ref(), [0xf8, 0x07, 0x00, 0xff]);
+        assert!(int8(&[-9, 0]).narrowed(DType::I4).is_none());
+        assert!(int8(&[8]).narrowed(DType::I4).is_none());
+        assert!(int8(&[1]).narrowed(DType::BF16).is_none());
     }
 
     #[test]

@@ -62,8 +62,9 @@ impl ElementType {
         BY_CODE.get(index).copied()
     }
 
-    /// Bytes per element in a dense host buffer; `None` for sub-byte types and tokens, which
-    /// have no plain host representation.
+    /// Bytes per element in a dense host buffer: 4-bit integers take a byte each (the low
+    /// nibble, as XLA unpacks them); `None` for the other sub-byte types and tokens, which have
+    /// no plain host representation here.
     pub fn byte_width(self) -> Option<usize> {
         use ElementType::*;
         match self {
@@ -73,7 +74,8 @@ impl ElementType {
             S32 | U32 | F32 => Some(4),
             S64 | U64 | F64 | C64 => Some(8),
             C128 => Some(16),
-            S4 | U4 | S2 | U2 | S1 | U1 | F4E2M1FN | Token => None,
+            S4 | U4 => Some(1),
+            S2 | U2 | S1 | U1 | F4E2M1FN | Token => None,
         }
     }
 

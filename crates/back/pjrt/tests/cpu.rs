@@ -560,3 +560,33 @@ fn an_executable_view_outlives_its_loaded_executable() {
     assert!(!executable.serialize().unwrap().is_empty());
     assert!(executable.memory_stats().unwrap().is_some());
 }
+
+/// 4-bit integers travel one per byte, the low nibble the value: a sign-extended int8 byte in
+/// [-8, 7] is already an int4 (what int4 weights held as int8 rely on), copied or in place.
+#[test]
+fn int4_arrays_travel_one_element_per_byte() {
+    tpuc_expect::skip_without!(CpuPlugin);
+    let client = cpu().cpu_client(1).unwrap();
+    let text = "func.func @main(%a: tensor<5xi4>) -> (tensor<5xi8>, tensor<5xi4>) {\n  \
+                %c = stablehlo.convert %a : (tensor<5xi4>) -> tensor<5xi8>\n  \
+                return %c, %a : tensor<5xi8>, tensor<5xi4>\n}\n";
+    let exe = client
+        .compile(&Program::mlir(text), &CompileOptions::new())
+        .unwrap();
+    let values = bytes_of(&[-8i8, 7, 3, -1, 0]);
+    #[repr(align(64))]
+    struct Aligned([u8; 64]);
+    let mut aligned = Aligned([0; 64]);
+    aligned.0[..5].copy_from_slice(&values);
+    let copied = client
+        .buffer_from_host(&values, ElementType::S4, &[5], 0)
+        .unwrap();
+    let in_place = client
+        .buffer_in_place(&aligned.0[..5], ElementType::S4, &[5], 0)
+        .unwrap();
+    for argument in [&copied, &*in_place] {
+        let out = exe.execute(&[&[argument]]).unwrap();
+        assert_eq!(out[0][0].to_host().unwrap(), values);
+        assert_eq!(out[0][1].to_host().unwrap(), [8, 7, 3, 15, 0]);
+    }
+}

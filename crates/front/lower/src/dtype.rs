@@ -10,6 +10,7 @@ pub(crate) fn element_type(dtype: DType) -> OpResult<ElementType> {
     Ok(match dtype {
         DType::Bool => ElementType::I1,
         DType::U8 => ElementType::UI8,
+        DType::I4 => ElementType::I4,
         DType::I8 => ElementType::I8,
         DType::I16 => ElementType::I16,
         DType::I32 => ElementType::I32,
@@ -40,6 +41,7 @@ pub(crate) fn dtype_of(element: ElementType) -> OpResult<DType> {
     Ok(match element {
         ElementType::I1 => DType::Bool,
         ElementType::UI8 => DType::U8,
+        ElementType::I4 => DType::I4,
         ElementType::I8 => DType::I8,
         ElementType::I16 => DType::I16,
         ElementType::I32 => DType::I32,
@@ -65,6 +67,7 @@ pub(crate) fn is_integral(dtype: DType) -> bool {
     matches!(
         dtype,
         DType::U8
+            | DType::I4
             | DType::I8
             | DType::I16
             | DType::I32

@@ -11,7 +11,7 @@ use tpuc_pt2::schema::{
     Argument, Graph, InputSpec, InputToBufferSpec, InputToTensorConstantSpec, Node, OutputSpec,
     SymIntArgument,
 };
-use tpuc_pt2::{Archive, DType};
+use tpuc_pt2::{Archive, DType, Subclass};
 
 use crate::args::Args;
 use crate::cx::{Cx, Walk};
@@ -452,6 +452,16 @@ fn inline_weight(
     Ok(DenseElements::from_bytes(ty, bytes.into_owned())?)
 }
 
+/// The type a subclass's inner tensor is passed in: int4 values that torchao holds in int8
+/// (`target_dtype` int4) go as int4, so the device holds half the bytes; running checks that
+/// the stored values fit.
+fn passed_dtype(subclass: &Subclass, attribute: &str, stored: DType) -> DType {
+    match (attribute, stored, subclass.target_dtype()) {
+        ("qdata", DType::I8, Some(DType::I4)) => DType::I4,
+        _ => stored,
+    }
+}
+
 /// The role of a subclass weight's inner tensor: the weight's role under the inner name.
 fn renamed(role: &ArgumentRole, fqn: &str) -> ArgumentRole {
     let fqn = fqn.to_owned();
@@ -649,9 +659,18 @@ pub(crate) fn lower(archive: &Archive, options: &LowerOptions) -> Result<Lowered
                     .filter_map(|a| Some((a, archive.weight(subclass.inner(a)?)?)))
                 {
                     let shape: Vec<i64> = weight.sizes().iter().map(|&s| s as i64).collect();
-                    let ty = ir_type(weight.dtype(), &shape)?;
+                    let stored = weight.dtype();
+                    let passed = match options.inline_weights {
+                        false => passed_dtype(subclass, attribute, stored),
+                        true => stored,
+                    };
                     let role = renamed(&source, weight.fqn());
-                    inner.push((attribute.to_owned(), weight_arg(&mut b, role, ty)?));
+                    let mut value = weight_arg(&mut b, role, ir_type(passed, &shape)?)?;
+                    if passed != stored {
+                        value = support::convert(&mut b, value, stored)
+                            .map_err(|e| program_error(e.message))?;
+                    }
+                    inner.push((attribute.to_owned(), value));
                 }
                 inputs[i] = Val::Subclass {
                     class: subclass.class().to_owned(),

@@ -380,6 +380,42 @@ fn unsupported_ops_name_the_target_node_and_line() {
 }
 
 #[test]
+fn int4_weights_held_in_int8_are_passed_as_int4() {
+    let archive = Archive::open(models_dir().join("torchao_weights.pt2")).expect("fixture");
+    let lowered = lower(&archive, &LowerOptions::default()).expect("fixture lowers");
+    let interface = lowered.program.interface().expect("interface");
+    let main = lowered.program.main().expect("main");
+    let passed: std::collections::BTreeMap<&str, String> = interface
+        .arguments
+        .iter()
+        .zip(main.arg_types())
+        .filter(|(role, _)| role.name().ends_with(".qdata"))
+        .map(|(role, ty)| {
+            (
+                role.name(),
+                ty.as_tensor().expect("a tensor").element.to_string(),
+            )
+        })
+        .collect();
+    let expected = [
+        ("embed.weight.qdata", "i4"),
+        ("float8.weight.qdata", "f8E4M3FN"),
+        ("int4.weight.qdata", "i4"),
+        ("int8.weight.qdata", "i8"),
+        ("int8_group.weight.qdata", "i8"),
+    ];
+    let expected = expected.map(|(fqn, ty)| (fqn, ty.to_owned()));
+    assert_eq!(passed, std::collections::BTreeMap::from(expected));
+    // Inlined, the weights stay as stored.
+    let options = LowerOptions {
+        inline_weights: true,
+        ..LowerOptions::default()
+    };
+    let inlined = render(&lower(&archive, &options).expect("fixture lowers"));
+    assert!(!inlined.contains("xi4>"), "{inlined}");
+}
+
+#[test]
 fn tied_weights_are_passed_once() {
     // Two names for one tensor (same storage, offset, sizes and strides) bind one argument;
     // views of a storage that differ in layout stay separate arguments.

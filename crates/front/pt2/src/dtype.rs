@@ -32,11 +32,15 @@ pub enum DType {
     F8E4M3FNUZ,
     F8E5M2FNUZ,
     F8E8M0FNU,
+    /// `torch.int4`, held one value per byte (as `ml_dtypes.int4` and XLA's host buffers hold
+    /// it). The export schema has no code for it: it is the type of int4 weights that torchao
+    /// keeps in int8 and tpuc narrows.
+    I4,
 }
 
 impl DType {
-    /// Every dtype, in schema code order.
-    pub const ALL: [DType; 21] = [
+    /// Every dtype: the schema's in code order, then int4.
+    pub const ALL: [DType; 22] = [
         DType::U8,
         DType::I8,
         DType::I16,
@@ -58,6 +62,7 @@ impl DType {
         DType::F8E8M0FNU,
         DType::U32,
         DType::U64,
+        DType::I4,
     ];
 
     /// Maps a schema `ScalarType` code; `None` for 0 (UNKNOWN) and codes this reader does not know.
@@ -88,9 +93,9 @@ impl DType {
         })
     }
 
-    /// The schema `ScalarType` code.
-    pub fn code(self) -> i64 {
-        match self {
+    /// The schema `ScalarType` code; `None` for int4, which the schema does not have.
+    pub fn code(self) -> Option<i64> {
+        Some(match self {
             DType::U8 => 1,
             DType::I8 => 2,
             DType::I16 => 3,
@@ -112,7 +117,8 @@ impl DType {
             DType::F8E8M0FNU => 33,
             DType::U32 => 34,
             DType::U64 => 35,
-        }
+            DType::I4 => return None,
+        })
     }
 
     /// Bytes per element.
@@ -125,7 +131,8 @@ impl DType {
             | DType::F8E5M2
             | DType::F8E4M3FNUZ
             | DType::F8E5M2FNUZ
-            | DType::F8E8M0FNU => 1,
+            | DType::F8E8M0FNU
+            | DType::I4 => 1,
             DType::I16 | DType::U16 | DType::F16 | DType::BF16 => 2,
             DType::I32 | DType::U32 | DType::F32 | DType::C32 => 4,
             DType::I64 | DType::U64 | DType::F64 | DType::C64 => 8,
@@ -157,6 +164,7 @@ impl DType {
             DType::F8E4M3FNUZ => "float8_e4m3fnuz",
             DType::F8E5M2FNUZ => "float8_e5m2fnuz",
             DType::F8E8M0FNU => "float8_e8m0fnu",
+            DType::I4 => "int4",
         }
     }
 
@@ -232,7 +240,9 @@ mod tests {
     #[test]
     fn codes_round_trip_and_names_are_unique() {
         for dtype in DType::ALL {
-            assert_eq!(DType::from_code(dtype.code()), Some(dtype));
+            if let Some(code) = dtype.code() {
+                assert_eq!(DType::from_code(code), Some(dtype));
+            }
             assert_eq!(DType::from_name(dtype.torch_name()), Some(dtype));
         }
         assert_eq!(DType::from_code(0), None);

@@ -24,6 +24,7 @@ pub struct Subclass {
     pub(crate) dtype: DType,
     pub(crate) sizes: Vec<usize>,
     pub(crate) inner: Vec<(String, String)>,
+    pub(crate) target_dtype: Option<DType>,
 }
 
 impl Subclass {
@@ -60,6 +61,12 @@ impl Subclass {
             .map(|(_, fqn)| fqn.as_str())
     }
 
+    /// The type the quantized values are of when it is narrower than their storage: torchao's
+    /// `target_dtype` (`int4` for int4 weights held in int8 `qdata`).
+    pub fn target_dtype(&self) -> Option<DType> {
+        self.target_dtype
+    }
+
     /// The inner tensors' attributes, in the order the pickle lists them.
     pub fn attributes(&self) -> impl Iterator<Item = &str> {
         self.inner.iter().map(|(a, _)| a.as_str())
@@ -85,6 +92,7 @@ pub(crate) struct Layout {
     pub dtype: DType,
     pub sizes: Vec<usize>,
     pub inner: Vec<InnerTensor>,
+    pub target_dtype: Option<DType>,
 }
 
 type Found<T> = Result<T, String>;
@@ -227,10 +235,14 @@ pub(crate) fn layout(pickle: &Object) -> Found<Layout> {
     let sizes = counts(sizes, "sizes")?;
     let state = state.entries().ok_or("its state is not a dict")?;
     let mut inner = Vec::new();
+    let mut target_dtype = None;
     for (key, value) in &state {
         let Some(attribute) = key.as_str() else {
             return Err("its state has a key that is not a name".into());
         };
+        if attribute == "target_dtype" {
+            target_dtype = dtype_of(value);
+        }
         if call_of(value, "torch._tensor", "_rebuild_from_type_v2").is_some() {
             return Err(format!("`{attribute}` is itself a tensor subclass"));
         }
@@ -244,6 +256,7 @@ pub(crate) fn layout(pickle: &Object) -> Found<Layout> {
         dtype,
         sizes,
         inner,
+        target_dtype,
     })
 }
 

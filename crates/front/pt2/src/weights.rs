@@ -347,7 +347,7 @@ impl Payload<'_> {
                     .collect::<Vec<_>>()
             };
             let meta = TensorMeta {
-                dtype_code: tensor.dtype.code(),
+                dtype_code: tensor.dtype.code().unwrap_or_default(),
                 sizes: strided(&tensor.sizes),
                 requires_grad: false,
                 device: Device {
@@ -375,6 +375,7 @@ impl Payload<'_> {
             dtype: layout.dtype,
             sizes: layout.sizes,
             inner,
+            target_dtype: layout.target_dtype,
         });
         Ok(())
     }
