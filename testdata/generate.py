@@ -2090,6 +2090,34 @@ def case_dac(gen: torch.Generator) -> Case:
     return Case(Codec(DacModel(config)), [(randn(gen, 1, 1, 160),)], tolerance=dict(DEEP_F32_TOL))
 
 
+def case_qwen3_moe(gen: torch.Generator) -> Case:
+    """A mixture of experts: transformers' Qwen3-MoE, top-2 of 4 experts routed through
+    transformers' grouped matmul (`transformers::grouped_mm_fallback`, tokens sorted by expert,
+    counted by `histc`)."""
+    from transformers import Qwen3MoeConfig, Qwen3MoeForCausalLM
+
+    config = Qwen3MoeConfig(
+        vocab_size=64, hidden_size=32, intermediate_size=64, moe_intermediate_size=16,
+        num_hidden_layers=1, num_attention_heads=2, num_key_value_heads=1, head_dim=16,
+        num_experts=4, num_experts_per_tok=2, max_position_embeddings=64,
+    )
+    model = Outputs(Qwen3MoeForCausalLM(config), ("input_ids",), ("logits",), use_cache=False)
+    return Case(model, [(torch.randint(0, 64, (1, 8), generator=gen),)], tolerance=dict(DEEP_F32_TOL))
+
+
+def case_swin(gen: torch.Generator) -> Case:
+    """Shifted-window attention: transformers' Swin classifier (window partitions, a shifted
+    window mask, patch merging, 1-d adaptive pooling)."""
+    from transformers import SwinConfig, SwinForImageClassification
+
+    config = SwinConfig(
+        image_size=32, patch_size=4, embed_dim=8, depths=[1, 1], num_heads=[1, 2], window_size=2,
+        num_labels=3,
+    )
+    model = Outputs(SwinForImageClassification(config), ("pixel_values",), ("logits",))
+    return Case(model, [(randn(gen, 1, 3, 32, 32),)], tolerance=dict(DEEP_F32_TOL))
+
+
 def case_hubert(gen: torch.Generator) -> Case:
     """A speech encoder: transformers' Hubert (convolutional feature extractor, grouped
     positional convolution, transformer layers) on raw audio."""
@@ -2246,6 +2274,8 @@ CASES.update(
         "hubert": case_hubert,
         "encodec": case_encodec,
         "dac": case_dac,
+        "qwen3_moe": case_qwen3_moe,
+        "swin": case_swin,
         "whisper": case_whisper,
         "time_series": case_time_series,
         "yolos": case_yolos,

@@ -1,4 +1,4 @@
-//! Adaptive average pooling (2-d and 3-d) and its 2-d gradient. Output cell `o` of a dimension
+//! Adaptive average pooling (1-d, 2-d and 3-d) and its 2-d gradient. Output cell `o` of a dimension
 //! of size `S` pooled to `O` averages input `[⌊o·S/O⌋, ⌈(o+1)·S/O⌉)`. When `O` divides `S` that
 //! is a plain window; otherwise each pooled dimension is a product with its `[S, O]` averaging
 //! matrix, and the gradient is the product with the same matrix the other way.
@@ -16,6 +16,10 @@ use crate::promote::Scalar;
 use crate::support::{self, reduce_init, reduce_mean};
 
 pub(super) const OPS: &[OpDef] = &[
+    aten(
+        "adaptive_avg_pool1d(Tensor self, int[1] output_size) -> Tensor",
+        adaptive_avg_pool,
+    ),
     aten(
         "adaptive_avg_pool2d(Tensor self, SymInt[2] output_size) -> Tensor",
         adaptive_avg_pool,

@@ -18,6 +18,7 @@ mod embedding_bag;
 mod fft;
 mod fft_functions;
 mod grid;
+mod grouped;
 mod indexing;
 mod inplace;
 mod inverse_trig;
@@ -75,6 +76,7 @@ pub(crate) const FAMILIES: &[&[OpDef]] = &[
     fft::OPS,
     fft_functions::OPS,
     grid::OPS,
+    grouped::OPS,
     indexing::OPS,
     inverse_trig::OPS,
     loss::OPS,

@@ -1,7 +1,8 @@
-//! `bucketize` and `searchsorted`: where values would be inserted into a sorted sequence. Every
-//! value is compared with every element of its sequence and the elements before the insertion
-//! point are counted (XLA has no binary search; on a sorted sequence the count is the point).
-//! The predicates are torch's own, so a NaN value goes after every element.
+//! Binning. `bucketize` and `searchsorted`: where values would be inserted into a sorted
+//! sequence. Every value is compared with every element of its sequence and the elements before
+//! the insertion point are counted (XLA has no binary search; on a sorted sequence the count is
+//! the point). The predicates are torch's own, so a NaN value goes after every element.
+//! `histc`: counts of values in equal bins, each value's bin compared with every bin.
 
 use tpuc_ir::{BinaryOp, ComparisonDirection, FunctionBuilder, Value};
 use tpuc_pt2::DType;
@@ -12,6 +13,7 @@ use crate::args::{Args, Operand};
 use crate::cx::Cx;
 use crate::env::Val;
 use crate::error::{OpResult, bail};
+use crate::promote::Scalar;
 use crate::op_def::{OpDef, aten};
 use crate::support::{self, reduce};
 
@@ -31,6 +33,10 @@ pub(super) const OPS: &[OpDef] = &[
     aten(
         "searchsorted.Scalar(Tensor sorted_sequence, Scalar self, *, bool out_int32=False, bool right=False, str? side=None, Tensor? sorter=None) -> Tensor",
         searchsorted,
+    ),
+    aten(
+        "histc(Tensor self, int bins=100, Scalar min=0, Scalar max=0) -> Tensor",
+        histc,
     ),
 ];
 
@@ -86,6 +92,60 @@ fn searchsorted(cx: &mut Cx<'_>, args: &Args<'_>) -> OpResult<Vec<Val>> {
         args.operand("self")?,
         &search,
     )?)
+}
+
+/// How many elements fall in each of `bins` equal bins over `[min, max]` (over the elements'
+/// own range when `min == max`, widened by 1 each way if that is one value), as torch's CPU
+/// kernel bins them: `trunc((x - min) · bins / (max - min))` in the input's type, `max` itself
+/// in the last bin, elements outside the range (and NaN) left out.
+fn histc(cx: &mut Cx<'_>, args: &Args<'_>) -> OpResult<Vec<Val>> {
+    let x = args.tensor("self")?;
+    let bins = args.int("bins")?;
+    let (min, max) = (args.scalar("min")?.as_f64(), args.scalar("max")?.as_f64());
+    let b = &mut *cx.b;
+    let dtype = support::dtype(b, x)?;
+    if !dtype.is_float() {
+        bail!("histc counts floating-point tensors (torch's CPU kernel), not {dtype}");
+    }
+    if bins <= 0 || min > max {
+        bail!("histc needs bins > 0 and min <= max, got {bins} bins over [{min}, {max}]");
+    }
+    let n = support::numel(&support::shape(b, x)?);
+    let x = support::reshape(b, x, &[n])?;
+    let (low, high) = if min == max {
+        let low = support::reduce_extremum(b, false, x, &[0], false)?;
+        let high = support::reduce_extremum(b, true, x, &[0], false)?;
+        let same = b.compare(ComparisonDirection::Eq, low, high)?;
+        let one_ = support::like(b, low, Scalar::Float(1.0))?;
+        let below = b.subtract(low, one_)?;
+        let above = b.add(high, one_)?;
+        (b.select(same, below, low)?, b.select(same, above, high)?)
+    } else {
+        let splat = |b: &mut FunctionBuilder, v| support::splat(b, dtype, &[], Scalar::Float(v));
+        (splat(b, min)?, splat(b, max)?)
+    };
+    let lows = support::broadcast_to(b, low, &[n])?;
+    let highs = support::broadcast_to(b, high, &[n])?;
+    let offset = b.subtract(x, lows)?;
+    let count = support::like(b, offset, Scalar::Float(bins as f64))?;
+    let scaled = b.multiply(offset, count)?;
+    let width = b.subtract(highs, lows)?;
+    let position = b.divide(scaled, width)?;
+    let position = support::convert(b, position, DType::I64)?;
+    let last = support::like(b, position, Scalar::Int(bins - 1))?;
+    let position = b.minimum(position, last)?;
+    let above_low = b.compare(ComparisonDirection::Ge, x, lows)?;
+    let below_high = b.compare(ComparisonDirection::Le, x, highs)?;
+    let inside = b.and(above_low, below_high)?;
+    let pairs = [n, bins];
+    let position = support::broadcast_in_dim(b, position, &[0], &pairs)?;
+    let inside = support::broadcast_in_dim(b, inside, &[0], &pairs)?;
+    let i64 = crate::dtype::element_type(DType::I64)?;
+    let bin = b.iota(support::tensor_type(i64, &pairs), 1)?;
+    let hit = b.compare(ComparisonDirection::Eq, position, bin)?;
+    let hit = b.and(hit, inside)?;
+    let hit = support::convert(b, hit, dtype)?;
+    one(reduce(b, BinaryOp::Add, hit, &[0], false)?)
 }
 
 /// For each value, how many elements of its sequence go before it: a 1-D `sorted` serves
