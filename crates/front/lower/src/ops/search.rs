@@ -13,8 +13,8 @@ use crate::args::{Args, Operand};
 use crate::cx::Cx;
 use crate::env::Val;
 use crate::error::{OpResult, bail};
-use crate::promote::Scalar;
 use crate::op_def::{OpDef, aten};
+use crate::promote::Scalar;
 use crate::support::{self, reduce};
 
 pub(super) const OPS: &[OpDef] = &[
