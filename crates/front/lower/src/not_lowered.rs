@@ -31,8 +31,18 @@ pub const NOT_LOWERED: &[(&str, &str)] = &[
     ),
 ];
 
-/// Why tpuc does not lower `target`, if it is one of the listed ops.
+/// Ops of the training dialect that decompose into a listed one: `(target, listed target)`.
+const SPELLED_OTHERWISE: &[(&str, &str)] = &[(
+    "torch.ops.aten.item.default",
+    "torch.ops.aten._local_scalar_dense.default",
+)];
+
+/// Why tpuc does not lower `target`, if it is one of the listed ops or another spelling of one.
 pub fn why_not_lowered(target: &str) -> Option<&'static str> {
+    let target = SPELLED_OTHERWISE
+        .iter()
+        .find(|(other, _)| *other == target)
+        .map_or(target, |&(_, listed)| listed);
     NOT_LOWERED
         .iter()
         .find(|(listed, _)| *listed == target)

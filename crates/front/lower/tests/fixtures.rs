@@ -290,6 +290,19 @@ fn an_op_tpuc_does_not_lower_on_purpose_says_why() {
             && !message.contains("yet"),
         "{message}"
     );
+    // The training dialect's `item` is core ATen's `_local_scalar_dense`, with its reason.
+    let archive = mlp_edited(
+        "mlp_item.pt2",
+        &[("torch.ops.aten.relu.default", "torch.ops.aten.item.default")],
+    );
+    let message = lower(&archive, &LowerOptions::default())
+        .unwrap_err()
+        .to_string();
+    assert!(
+        message.contains("`torch.ops.aten.item.default`")
+            && message.contains("keep the value a tensor"),
+        "{message}"
+    );
 }
 
 #[test]

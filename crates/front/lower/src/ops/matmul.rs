@@ -1,6 +1,7 @@
 //! Matrix products: `linear`, `addmm`, `mm`, `bmm`, `matmul`, `baddbmm`. Each is one
 //! `dot_general` on the operands as given (N-D inputs directly, transposes folded), plus a bias
-//! `add` when there is one; alpha and beta multiply only when they are not 1.
+//! `add` when there is one; alpha and beta multiply only when they are not 1. And `outer`, a
+//! broadcast product.
 
 use tpuc_ir::{DotDims, FunctionBuilder, Value};
 use tpuc_pt2::DType;
@@ -13,7 +14,7 @@ use crate::dtype::element_type;
 use crate::env::Val;
 use crate::error::{OpResult, bail};
 use crate::op_def::{OpDef, aten};
-use crate::promote::Scalar;
+use crate::promote::{Scalar, promote_types};
 use crate::support::{self, dot, dot_into};
 
 pub(super) const OPS: &[OpDef] = &[
@@ -32,7 +33,24 @@ pub(super) const OPS: &[OpDef] = &[
         "baddbmm(Tensor self, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1) -> Tensor",
         baddbmm,
     ),
+    aten("outer(Tensor self, Tensor vec2) -> Tensor", outer),
 ];
+
+/// `self[i] · vec2[j]` of two vectors, in their promoted type.
+fn outer(cx: &mut Cx<'_>, args: &Args<'_>) -> OpResult<Vec<Val>> {
+    let (u, v) = (args.tensor("self")?, args.tensor("vec2")?);
+    let b = &mut *cx.b;
+    let (n, m) = match (&support::shape(b, u)?[..], &support::shape(b, v)?[..]) {
+        (&[n], &[m]) => (n, m),
+        (a, c) => bail!("outer takes two vectors, got shapes {a:?} and {c:?}"),
+    };
+    let dtype = promote_types(support::dtype(b, u)?, support::dtype(b, v)?)?;
+    let u = support::convert(b, u, dtype)?;
+    let v = support::convert(b, v, dtype)?;
+    let u = support::broadcast_in_dim(b, u, &[0], &[n, m])?;
+    let v = support::broadcast_in_dim(b, v, &[1], &[n, m])?;
+    one(b.multiply(u, v)?)
+}
 
 fn check_same_dtype(b: &FunctionBuilder, lhs: Value, rhs: Value) -> OpResult<()> {
     let (l, r) = (support::dtype(b, lhs)?, support::dtype(b, rhs)?);
