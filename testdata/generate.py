@@ -2315,6 +2315,37 @@ def case_pt2e_int8(gen: torch.Generator) -> Case:
     return Case(Converted(convert_pt2e(prepared)), [args, (randn(gen, 2, 8), randn(gen, 1, 3, 6, 6))])
 
 
+class EmbedProject(nn.Module):
+    def __init__(self) -> None:
+        super().__init__()
+        self.embed = nn.Embedding(20, 16)
+        self.project = nn.Linear(16, 32)
+        self.conv = nn.Conv1d(32, 8, 3)
+
+    def forward(self, ids: torch.Tensor) -> torch.Tensor:
+        h = torch.relu(self.project(self.embed(ids)))
+        return self.conv(h.transpose(1, 2))
+
+
+def case_pt2e_dynamic(gen: torch.Generator) -> Case:
+    """PT2E dynamic quantization: activations quantized per tensor at run time
+    (`quantized_decomposed.choose_qparams.tensor`), int8 weights per channel, and an embedding
+    quantized per row by torchao's EmbeddingQuantizer, composed."""
+    import torchao.quantization.pt2e.quantizer.x86_inductor_quantizer as x86
+    from torchao.quantization.pt2e.quantize_pt2e import convert_pt2e, prepare_pt2e
+    from torchao.quantization.pt2e.quantizer.composable_quantizer import ComposableQuantizer
+    from torchao.quantization.pt2e.quantizer.embedding_quantizer import EmbeddingQuantizer
+
+    ids = lambda: torch.randint(0, 20, (2, 6), generator=gen)  # noqa: E731
+    args = (ids(),)
+    captured = torch.export.export(EmbedProject().eval(), args).module()
+    dynamic = x86.get_default_x86_inductor_quantization_config(is_dynamic=True)
+    quantizer = ComposableQuantizer([EmbeddingQuantizer(), x86.X86InductorQuantizer().set_global(dynamic)])
+    prepared = prepare_pt2e(captured, quantizer)
+    prepared(*args)
+    return Case(Converted(convert_pt2e(prepared)), [args, (ids(),)])
+
+
 class Converted(nn.Module):
     """A converted PT2E program as a module: it is in eval mode already and refuses `.eval()`."""
 
@@ -2354,7 +2385,7 @@ def case_float8(gen: torch.Generator) -> Case:
     return Case(Float8Weights(gen), [(randn(gen, 16, 8),)])
 
 
-CASES.update({"pt2e_int8": case_pt2e_int8, "float8": case_float8})
+CASES.update({"pt2e_int8": case_pt2e_int8, "pt2e_dynamic": case_pt2e_dynamic, "float8": case_float8})
 
 
 class TorchaoWeights(nn.Module):

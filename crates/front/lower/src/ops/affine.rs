@@ -12,9 +12,8 @@ use tpuc_ir::{BinaryOp, ComparisonDirection, DotDims, FunctionBuilder, Value};
 use tpuc_pt2::DType;
 
 use super::elementwise::extremum;
-use super::norm::compute_dtype;
 use super::one;
-use super::quantized::{dequantize_values, per_block, quantize_values};
+use super::quantized::{dequantize_values, divide_by, per_block, quantize_values};
 use crate::args::{Args, Operand};
 use crate::cx::Cx;
 use crate::dtype::element_type;
@@ -90,20 +89,6 @@ fn smallest_normal(dtype: DType) -> OpResult<f64> {
         DType::F64 => f64::MIN_POSITIVE,
         other => bail!("choose_qparams_affine of a {other} tensor (torch.finfo takes float types)"),
     })
-}
-
-/// `v / c` as torch divides a tensor by a Python number: the quotient rounded to float32 (half
-/// types then rounded again). XLA multiplies by a constant divisor's reciprocal, whose float32
-/// product can be an ulp off the quotient (and a quantized value then one off); in float64 it
-/// rounds to the float32 quotient, these divisors (integer bounds and their differences) having
-/// few significant bits.
-fn divide_by(b: &mut FunctionBuilder, v: Value, c: f64) -> OpResult<Value> {
-    let dtype = support::dtype(b, v)?;
-    let wide = support::convert(b, v, DType::F64)?;
-    let c = support::like(b, wide, Scalar::Float(c))?;
-    let q = b.divide(wide, c)?;
-    let q = support::convert(b, q, compute_dtype(dtype))?;
-    support::convert(b, q, dtype)
 }
 
 /// The scale and zero point of each block: the block's range, widened to include 0, mapped onto

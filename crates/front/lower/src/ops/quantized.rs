@@ -8,9 +8,11 @@
 //! tensors keep their narrow type, so XLA sees `i8`/`u8`/`f8` weights and the conversion next
 //! to their use.
 
-use tpuc_ir::{FunctionBuilder, Value};
+use tpuc_ir::{BinaryOp, FunctionBuilder, Value};
 use tpuc_pt2::DType;
 
+use super::elementwise::extremum;
+use super::norm::compute_dtype;
 use super::one;
 use crate::args::{Args, Operand};
 use crate::cx::Cx;
@@ -54,10 +56,85 @@ pub(super) const OPS: &[OpDef] = &[
         dequantize,
     ),
     aten(
+        "quantized_decomposed::choose_qparams.tensor(Tensor input, int quant_min, int quant_max, float eps, ScalarType dtype) -> (Tensor, Tensor)",
+        |cx, args| choose_qparams(cx, args, false),
+    ),
+    aten(
+        "quantized_decomposed::choose_qparams_symmetric.tensor(Tensor input, int quant_min, int quant_max, float eps, ScalarType dtype) -> (Tensor, Tensor)",
+        |cx, args| choose_qparams(cx, args, true),
+    ),
+    aten(
         "_scaled_mm(Tensor self, Tensor mat2, Tensor scale_a, Tensor scale_b, Tensor? bias=None, Tensor? scale_result=None, ScalarType? out_dtype=None, bool use_fast_accum=False) -> Tensor",
         scaled_mm,
     ),
 ];
+
+/// `v / c` as torch divides a tensor by a Python number: the quotient rounded to float32 (half
+/// types then rounded again). XLA multiplies by a constant divisor's reciprocal, whose float32
+/// product can be an ulp off the quotient (and a quantized value then one off); in float64 it
+/// rounds to the float32 quotient, these divisors (integer bounds and their differences) having
+/// few significant bits.
+pub(super) fn divide_by(b: &mut FunctionBuilder, v: Value, c: f64) -> OpResult<Value> {
+    let dtype = support::dtype(b, v)?;
+    let wide = support::convert(b, v, DType::F64)?;
+    let c = support::like(b, wide, Scalar::Float(c))?;
+    let q = b.divide(wide, c)?;
+    let q = support::convert(b, q, compute_dtype(dtype))?;
+    support::convert(b, q, dtype)
+}
+
+/// PT2E's dynamic quantization parameters of a whole tensor, as torch's `determine_qparams`
+/// computes them: the range widened to include 0, mapped onto `[quant_min, quant_max]` end to
+/// end (the zero point rounding half to even, clamped) or, `symmetric`, about the middle (zero
+/// point 0, or 128 for uint8); the scale at least `eps`. In the input's type; returned as
+/// one-element float64 and int64 tensors.
+fn choose_qparams(cx: &mut Cx<'_>, args: &Args<'_>, symmetric: bool) -> OpResult<Vec<Val>> {
+    let x = args.tensor("input")?;
+    let (low, high) = (args.int("quant_min")?, args.int("quant_max")?);
+    let eps = args.float("eps")?;
+    let target = args
+        .opt_dtype("dtype")?
+        .ok_or_else(|| crate::error::OpError::new("choose_qparams needs a dtype"))?;
+    let b = &mut *cx.b;
+    let dtype = support::dtype(b, x)?;
+    if !matches!(dtype, DType::F32 | DType::F16 | DType::BF16) {
+        bail!("choose_qparams of a {dtype} tensor (torch takes float32, float16 or bfloat16)");
+    }
+    if low > high {
+        bail!("choose_qparams: quant_min {low} is above quant_max {high}");
+    }
+    let dims: Vec<usize> = (0..support::rank(b, x)?).collect();
+    let min = support::reduce_extremum(b, false, x, &dims, false)?;
+    let max = support::reduce_extremum(b, true, x, &dims, false)?;
+    let zero = support::like(b, min, Scalar::Int(0))?;
+    let min_neg = extremum(b, BinaryOp::Minimum, min, zero)?;
+    let max_pos = extremum(b, BinaryOp::Maximum, max, zero)?;
+    let eps = support::like(b, min, Scalar::Float(eps))?;
+    let (scale, zero_point) = if symmetric {
+        let magnitude = b.negate(min_neg)?;
+        let magnitude = extremum(b, BinaryOp::Maximum, magnitude, max_pos)?;
+        let scale = divide_by(b, magnitude, (high - low) as f64 / 2.0)?;
+        let middle = if matches!(target, DType::U8) { 128 } else { 0 };
+        let zero_point = support::splat(b, DType::I64, &[], Scalar::Int(middle))?;
+        (extremum(b, BinaryOp::Maximum, scale, eps)?, zero_point)
+    } else {
+        let range = b.subtract(max_pos, min_neg)?;
+        let scale = divide_by(b, range, (high - low) as f64)?;
+        let scale = extremum(b, BinaryOp::Maximum, scale, eps)?;
+        let offset = b.divide(min_neg, scale)?;
+        let offset = b.round_nearest_even(offset)?;
+        let offset = support::convert(b, offset, DType::I32)?;
+        let low_ = support::like(b, offset, Scalar::Int(low))?;
+        let high_ = support::like(b, offset, Scalar::Int(high))?;
+        let zero_point = b.subtract(low_, offset)?;
+        let zero_point = b.clamp(low_, zero_point, high_)?;
+        (scale, support::convert(b, zero_point, DType::I64)?)
+    };
+    let scale = support::convert(b, scale, DType::F64)?;
+    let scale = support::reshape(b, scale, &[1])?;
+    let zero_point = support::reshape(b, zero_point, &[1])?;
+    Ok(vec![Val::Tensor(scale), Val::Tensor(zero_point)])
+}
 
 /// A quantization parameter (a number, a one-element tensor, or with `axis` one value per
 /// channel along that dimension) as a tensor of `dtype` broadcast to `shape`.
