@@ -5,15 +5,16 @@ For every OpInfo of `torch.testing._internal.common_methods_invocations.op_db` w
 tpuc registers (by name; see docs/ops.md), up to SAMPLES float32 samples are exported, and up to
 DTYPE_SAMPLES (the first usable in eager; one that then does not export is dropped, not
 replaced) in each of EXTRA_DTYPES the OpInfo supports on CPU: bfloat16, float16, one integer
-type (int64, or int32 when the OpInfo has no int64) and bool, as entries `KEY.DTYPE`. Fewer
-samples in the extra dtypes (2 rather than 4) keep testdata/opinfo/ near 12 MB (4.7 MB of it
-float32); they test dtype handling (promotion, integer and boolean semantics, half-type
-accumulation), the float32 ones the op. GROUP OpInfos share one program per dialect
-(`opinfo/groupK.pt2`, `opinfo/groupK.core.pt2`): each sample's tensors are buffers of the
-module and its results user outputs, so a test lowers the slice of any samples it chooses
-(`LowerOptions::outputs`). `opinfo/groupK.expected.npy` holds eager's outputs flattened and
-joined (float64); `opinfo/manifest.json` says, per OpInfo, which outputs are its samples', where
-their values are, and why a sample was left out.
+type (int64, or int32 when the OpInfo has no int64), bool and complex64, as entries
+`KEY.DTYPE`. Fewer samples in the extra dtypes (2 rather than 4) keep testdata/opinfo/ near
+16 MB (4.7 MB of it float32); they test dtype handling (promotion, integer, boolean and complex
+semantics, half-type accumulation), the float32 ones the op. GROUP OpInfos share one program
+per dialect (`opinfo/groupK.pt2`, `opinfo/groupK.core.pt2`): each sample's tensors are buffers
+of the module and its results user outputs, so a test lowers the slice of any samples it
+chooses (`LowerOptions::outputs`). `opinfo/groupK.expected.npy` holds eager's outputs flattened
+and joined as float64, a complex element as two values (its real, then its imaginary part, as
+numpy lays out complex arrays); `opinfo/manifest.json` says, per OpInfo, which outputs are its
+samples', where their values are, and why a sample was left out.
 
 Usage (from the repository root, in the venv of testdata/requirements.txt):
 
@@ -50,21 +51,25 @@ SAMPLES = 4
 DTYPE_SAMPLES = 2
 # The dtypes exported besides float32, for every OpInfo that has them; `integer` is int64, or
 # int32 for an OpInfo without int64.
-EXTRA_DTYPES = ["bfloat16", "float16", "integer", "bool"]
+EXTRA_DTYPES = ["bfloat16", "float16", "integer", "bool", "complex64"]
 # Elements a sample may hold (inputs and results, each), to keep testdata/ small.
 MAX_ELEMENTS = 1024
 GROUP = 10
 # Values torch does not define (uninitialised memory) or that depend on a random generator.
-NONDETERMINISTIC = {"empty", "empty_like", "new_empty", "empty_strided", "bernoulli", "normal"}
+NONDETERMINISTIC = {
+    "empty", "empty_like", "new_empty", "empty_strided", "empty_permuted", "bernoulli", "normal",
+}
 # Ops whose indices torch leaves unspecified among equal values (its CPU kernel's choice is not
 # stable); their samples with repeated values (common in integer and half types) are left out.
 TIES_UNSPECIFIED = {"topk"}
 TOL = {"rtol": 1.3e-6 * 100, "atol": 1e-5}
 # A few roundings of the narrow float types (torch and XLA round intermediate results at
 # different places): about 2 machine epsilons of bfloat16 (2^-7) and 4 of float16 (2^-10), with
-# reductions accumulated in float32 as torch does; integer and boolean results compare exactly.
+# reductions accumulated in float32 as torch does; integer and boolean results compare exactly,
+# complex64 ones part by part as float32.
 DTYPE_TOL = {
     torch.float32: TOL,
+    torch.complex64: TOL,
     torch.bfloat16: {"rtol": 1.6e-2, "atol": 1e-2},
     torch.float16: {"rtol": 4e-3, "atol": 1e-3},
 }
@@ -72,7 +77,8 @@ FORBIDDEN = [b"/work", b"/root", b"/home", b"/tmp", b"site-packages", b"/usr/"]
 
 
 def registered_names() -> set[str]:
-    doc = (HERE.parent / "docs" / "ops.md").read_text()
+    """The ops docs/ops.md lists as lowered (not those of its "Not lowered" section)."""
+    doc = (HERE.parent / "docs" / "ops.md").read_text().split("\n## Not lowered")[0]
     return {t.split(".")[0] for t in re.findall(r"^\| `torch\.ops\.aten\.([^`]+)`", doc, re.M)}
 
 
@@ -120,7 +126,7 @@ class Samples(nn.Module):
             slots = []
             for leaf in leaves:
                 if isinstance(leaf, torch.Tensor):
-                    self.register_buffer(f"t{n}", leaf.detach().clone())
+                    self.register_buffer(f"t{n}", leaf.detach().resolve_conj().clone())
                     slots.append(("t", f"t{n}"))
                     n += 1
                 else:
@@ -165,8 +171,8 @@ def usable(opinfo, sample) -> str | None:
     inputs = flat((sample.input, sample.args, sample.kwargs))
     if sum(t.numel() for t in inputs) > MAX_ELEMENTS or sum(t.numel() for t in outs) > MAX_ELEMENTS:
         return f"more than {MAX_ELEMENTS} elements"
-    if any(t.is_complex() or t.dtype == torch.float64 or t.numel() == 0 for t in outs):
-        return "complex, float64 or empty result"
+    if any(t.dtype in (torch.float64, torch.complex128) or t.numel() == 0 for t in outs):
+        return "float64, complex128 or empty result"
     if any(t.is_sparse or t.layout != torch.strided for t in outs):
         return "non-strided result"
     return None
@@ -255,7 +261,8 @@ def generate_group(name: str, members: list, manifest: dict) -> None:
                 outs = flat(opinfo.op(s.input, *s.args, **s.kwargs))
             described = []
             for t in outs:
-                values = t.detach().to(torch.float64).flatten().numpy()
+                t = t.detach().resolve_conj()
+                values = (torch.view_as_real(t) if t.is_complex() else t).to(torch.float64).flatten().numpy()
                 described.append({"output": output, "dtype": str(t.dtype).removeprefix("torch."),
                                   "shape": list(t.shape), "offset": offset})
                 parts.append(values)

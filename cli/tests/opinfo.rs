@@ -74,7 +74,7 @@ fn run_sample(
             .to_f64();
         let offset = want["offset"].as_u64().unwrap() as usize;
         let want = &expected[offset..offset + got.len()];
-        let exact = !matches!(dtype, "float32" | "float16" | "bfloat16");
+        let exact = !matches!(dtype, "float32" | "float16" | "bfloat16" | "complex64");
         for (&g, &w) in got.iter().zip(want) {
             let ok = (g.is_nan() && w.is_nan())
                 || g == w
@@ -89,7 +89,14 @@ fn run_sample(
 
 /// The table's dtype columns; an entry `KEY.DTYPE` is in its dtype's column, int64 and int32
 /// in `integer`.
-const COLUMNS: [&str; 5] = ["float32", "bfloat16", "float16", "integer", "bool"];
+const COLUMNS: [&str; 6] = [
+    "float32",
+    "bfloat16",
+    "float16",
+    "integer",
+    "bool",
+    "complex64",
+];
 
 /// The share of each column's samples that must pass (the issue's bar).
 const REQUIRED_PASS_RATE: f64 = 0.97;
@@ -100,10 +107,11 @@ fn split_entry(name: &str) -> (&str, &str) {
 }
 
 fn column(dtype: &str) -> usize {
+    let integer = matches!(dtype, "int64" | "int32");
     COLUMNS
         .iter()
-        .position(|c| *c == dtype)
-        .unwrap_or(COLUMNS.len() - 2)
+        .position(|&c| c == dtype || (integer && c == "integer"))
+        .unwrap()
 }
 
 #[derive(Default)]
@@ -294,10 +302,11 @@ fn report(tallies: &Tallies, refused: &BTreeMap<String, String>) -> String {
          dialects (a group's samples together, finer where that fails), run on\n\
          XLA:CPU and compared with eager PyTorch (values, dtypes and shapes): up to 4 samples in\n\
          float32 and up to 2 in each of bfloat16, float16, one integer type (int64, or int32 when\n\
-         the OpInfo has no int64) and bool that the OpInfo supports. Integer and boolean results\n\
-         compare exactly, the narrow floats within a few roundings of their precision. A cell\n\
-         counts both dialects' runs (int32 is named; other integer cells are int64); empty means\n\
-         the OpInfo has no such dtype.\n\n",
+         the OpInfo has no int64), bool and complex64 that the OpInfo supports. Integer and\n\
+         boolean results compare exactly, the narrow floats within a few roundings of their\n\
+         precision, complex64 ones part by part as float32. A cell counts both dialects' runs\n\
+         (int32 is named; other integer cells are int64); empty means the OpInfo has no such\n\
+         dtype.\n\n",
     );
     let _ = writeln!(
         doc,

@@ -156,6 +156,7 @@ impl<'a> Args<'a> {
             Argument::AsInt(i) => Val::Int(*i),
             Argument::AsFloat(f) => Val::Float(f.0),
             Argument::AsBool(b) => Val::Bool(*b),
+            Argument::AsComplex(c) => Val::Complex(c.real.0, c.imag.0),
             Argument::AsSymInt(s) => Val::Int(self.sym_int(s)?),
             Argument::AsSymFloat(SymFloatArgument::AsFloat(f)) => Val::Float(f.0),
             Argument::AsSymBool(SymBoolArgument::AsBool(b)) => Val::Bool(*b),
@@ -300,6 +301,7 @@ impl<'a> Args<'a> {
             Val::Int(i) => Some(Scalar::Int(i)),
             Val::Float(f) => Some(Scalar::Float(f)),
             Val::Bool(b) => Some(Scalar::Bool(b)),
+            Val::Complex(re, im) => Some(Scalar::Complex(re, im)),
             Val::None => None,
             other => bail!("argument `{name}` must be a number, got {other:?}"),
         })
@@ -317,6 +319,7 @@ impl<'a> Args<'a> {
             Val::Int(i) => Operand::Scalar(Scalar::Int(i)),
             Val::Float(f) => Operand::Scalar(Scalar::Float(f)),
             Val::Bool(b) => Operand::Scalar(Scalar::Bool(b)),
+            Val::Complex(re, im) => Operand::Scalar(Scalar::Complex(re, im)),
             other => bail!("argument `{name}` must be a tensor or a number, got {other:?}"),
         })
     }

@@ -13,6 +13,8 @@ pub(crate) enum Val {
     Int(i64),
     Float(f64),
     Bool(bool),
+    /// A Python complex number: its real and imaginary parts.
+    Complex(f64, f64),
     /// No value: `None`, or an output nobody uses.
     None,
     /// A weight stored as a tensor subclass (torchao's quantized tensors): its class, and its

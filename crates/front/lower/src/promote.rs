@@ -29,6 +29,8 @@ pub(crate) enum Scalar {
     Bool(bool),
     Int(i64),
     Float(f64),
+    /// Real and imaginary parts.
+    Complex(f64, f64),
 }
 
 impl Scalar {
@@ -38,20 +40,30 @@ impl Scalar {
             Scalar::Bool(_) => DType::Bool,
             Scalar::Int(_) => DType::I64,
             Scalar::Float(_) => DEFAULT_FLOAT,
+            Scalar::Complex(..) => complex_for(DEFAULT_FLOAT),
         }
     }
 
+    /// The value; of a complex number its real part, as torch converts complex to real.
     pub fn as_f64(self) -> f64 {
         match self {
             Scalar::Bool(b) => b as i64 as f64,
             Scalar::Int(i) => i as f64,
             Scalar::Float(f) => f,
+            Scalar::Complex(re, _) => re,
         }
+    }
+
+    pub fn is_complex(self) -> bool {
+        matches!(self, Scalar::Complex(..))
     }
 
     /// Whether the value equals `value` (used to drop multiplications by one and the like).
     pub fn is(self, value: f64) -> bool {
-        self.as_f64() == value
+        match self {
+            Scalar::Complex(re, im) => re == value && im == 0.0,
+            real => real.as_f64() == value,
+        }
     }
 }
 
@@ -104,6 +116,15 @@ fn complex_for(float: DType) -> DType {
         DType::F16 => DType::C32,
         DType::F64 => DType::C128,
         _ => DType::C64,
+    }
+}
+
+/// The type of a complex type's parts; a real type itself.
+pub(crate) fn real_part(dtype: DType) -> DType {
+    if dtype.is_complex() {
+        complex_part(dtype)
+    } else {
+        dtype
     }
 }
 
@@ -244,6 +265,9 @@ mod tests {
     fn float(v: f64) -> Participant {
         Participant::Wrapped(Scalar::Float(v))
     }
+    fn complex(re: f64, im: f64) -> Participant {
+        Participant::Wrapped(Scalar::Complex(re, im))
+    }
     fn boolean(v: bool) -> Participant {
         Participant::Wrapped(Scalar::Bool(v))
     }
@@ -283,6 +307,9 @@ mod tests {
             (&[t(I64), t(F16)], F16),
             (&[t(Bool), t(U8)], U8),
             (&[t(C64), t(F64)], C128),
+            (&[t(F32), complex(1.0, 2.0)], C64),
+            (&[t(F64), complex(1.0, 2.0)], C128),
+            (&[t(I64), complex(0.0, 1.0)], C64),
             (&[t(F64), z(C64)], C128),
             (&[t(F32), Participant::Wrapped(Scalar::Float(1e300))], F32),
             (&[int(1), float(2.0)], F32),

@@ -445,7 +445,9 @@ fn fmod(cx: &mut Cx<'_>, args: &Args<'_>) -> OpResult<Vec<Val>> {
 fn pow(cx: &mut Cx<'_>, args: &Args<'_>) -> OpResult<Vec<Val>> {
     let base = args.operand("self")?;
     let exponent = args.operand("exponent")?;
-    if let (Operand::Tensor(_), Operand::Scalar(e)) = (base, exponent) {
+    if let (Operand::Tensor(_), Operand::Scalar(e)) = (base, exponent)
+        && !e.is_complex()
+    {
         // Small integral and half exponents as multiplies and roots.
         let dtype = result_type(cx.b, &[base, exponent])?;
         let x = broadcast_operands(cx.b, &[base], dtype)?[0];

@@ -12,7 +12,7 @@ use crate::dtype::{element_type, is_integral};
 use crate::env::Val;
 use crate::error::{OpResult, bail};
 use crate::op_def::{OpDef, aten};
-use crate::promote::{Scalar, to_float};
+use crate::promote::{Scalar, real_part, to_float};
 use crate::support::{
     self, arg_extremum, broadcast_back, norm_dims, reduce, reduce_extremum, reduce_init,
     reduce_mean,
@@ -199,9 +199,10 @@ fn prod(cx: &mut Cx<'_>, args: &Args<'_>) -> OpResult<Vec<Val>> {
 fn mean(cx: &mut Cx<'_>, args: &Args<'_>) -> OpResult<Vec<Val>> {
     let x = args.tensor("self")?;
     let x = accumulate_input(cx.b, x, args, false)?;
-    if !support::element(cx.b, x)?.is_float() {
+    let element = support::element(cx.b, x)?;
+    if !element.is_float() && !element.is_complex() {
         bail!(
-            "mean needs a floating tensor (pass `dtype=`), got {}",
+            "mean needs a floating or complex tensor (pass `dtype=`), got {}",
             support::dtype(cx.b, x)?
         );
     }
@@ -375,11 +376,11 @@ fn variance(cx: &mut Cx<'_>, args: &Args<'_>) -> OpResult<(Value, DType)> {
     let m = reduce_mean(b, x, &dims)?;
     let m = broadcast_back(b, m, &dims, &shape)?;
     let c = b.subtract(x, m)?;
-    let sq = b.multiply(c, c)?;
+    let sq = support::squared_magnitude(b, c)?;
     let ss = reduce(b, BinaryOp::Add, sq, &dims, keep)?;
     let degrees = (count as f64 - correction).max(0.0);
     let reciprocal = support::like(b, ss, Scalar::Float(1.0 / degrees))?;
-    Ok((b.multiply(ss, reciprocal)?, dtype))
+    Ok((b.multiply(ss, reciprocal)?, real_part(dtype)))
 }
 
 fn var(cx: &mut Cx<'_>, args: &Args<'_>) -> OpResult<Vec<Val>> {
@@ -472,7 +473,11 @@ fn logsumexp(cx: &mut Cx<'_>, args: &Args<'_>) -> OpResult<Vec<Val>> {
     let keep = keepdim(args)?;
     let b = &mut *cx.b;
     let shape = support::shape(b, x)?;
-    let max = reduce(b, BinaryOp::Maximum, x, &dims, false)?;
+    // A complex tensor shifts by its real parts' maximum (as torch), which leaves the
+    // imaginary parts, and so the branch of the logarithm, as they are.
+    let real = if dtype.is_complex() { b.real(x)? } else { x };
+    let max = reduce(b, BinaryOp::Maximum, real, &dims, false)?;
+    let max = support::convert(b, max, support::dtype(b, x)?)?;
     let max_full = broadcast_back(b, max, &dims, &shape)?;
     let shifted = b.subtract(x, max_full)?;
     let e = b.exponential(shifted)?;

@@ -11,7 +11,7 @@ use crate::dtype::element_type;
 use crate::env::Val;
 use crate::error::{OpResult, bail};
 use crate::op_def::{OpDef, aten};
-use crate::promote::Scalar;
+use crate::promote::{Scalar, real_part};
 use crate::support::{self, norm_dim, reduce};
 
 pub(super) const OPS: &[OpDef] = &[
@@ -56,7 +56,7 @@ fn linspace(cx: &mut Cx<'_>, args: &Args<'_>) -> OpResult<Vec<Val>> {
     let steps = args.int("steps")?;
     let dtype = cx.out_dtype(0)?;
     let b = &mut *cx.b;
-    let compute = if dtype.is_float() {
+    let compute = if dtype.is_float() || dtype.is_complex() {
         super::norm::compute_dtype(dtype)
     } else {
         DType::F32
@@ -67,8 +67,10 @@ fn linspace(cx: &mut Cx<'_>, args: &Args<'_>) -> OpResult<Vec<Val>> {
         // torch fills a single point with `start`.
         return one(support::convert(b, start, dtype)?);
     }
-    let ty = support::tensor_type(element_type(compute)?, &[steps]);
-    let i = b.iota(ty, 0)?;
+    // The positions count in the parts' type of a complex linspace.
+    let ty = support::tensor_type(element_type(real_part(compute))?, &[steps]);
+    let position = b.iota(ty, 0)?;
+    let i = support::convert(b, position, compute)?;
     let span = b.subtract(end, start)?;
     let intervals = support::like(b, i, Scalar::Float((steps - 1).max(1) as f64))?;
     let step = b.divide(span, intervals)?;
@@ -78,8 +80,8 @@ fn linspace(cx: &mut Cx<'_>, args: &Args<'_>) -> OpResult<Vec<Val>> {
     let remaining = b.subtract(last, i)?;
     let down = b.multiply(remaining, step)?;
     let down = b.subtract(end, down)?;
-    let half = support::like(b, i, Scalar::Float((steps / 2) as f64))?;
-    let first_half = b.compare(ComparisonDirection::Lt, i, half)?;
+    let half = support::like(b, position, Scalar::Float((steps / 2) as f64))?;
+    let first_half = b.compare(ComparisonDirection::Lt, position, half)?;
     let v = b.select(first_half, up, down)?;
     one(support::convert(b, v, dtype)?)
 }
@@ -101,7 +103,7 @@ fn endpoint(
             let t = support::reshape(b, t, &[])?;
             support::convert(b, t, dtype)?
         }
-        Operand::Scalar(Scalar::Float(f)) if !dtype.is_float() => {
+        Operand::Scalar(Scalar::Float(f)) if !dtype.is_float() && !dtype.is_complex() => {
             support::splat(b, dtype, &[], Scalar::Float(f.trunc()))?
         }
         Operand::Scalar(s) => support::splat(b, dtype, &[], s)?,

@@ -72,12 +72,15 @@ fn norm_of(
     let dtype = cx.out_dtype(0)?;
     let x = args.tensor("self")?;
     let b = &mut *cx.b;
-    if !support::element(b, x)?.is_float() {
+    let element = support::element(b, x)?;
+    if !element.is_float() && !element.is_complex() {
         bail!(
-            "vector norms need a floating tensor, got {}",
+            "vector norms need a floating or complex tensor, got {}",
             support::dtype(b, x)?
         );
     }
+    // A complex tensor's norms are its magnitudes'.
+    let x = if element.is_complex() { b.abs(x)? } else { x };
     // Half types accumulate in float32 (their squares overflow float16) and round once.
     let x = support::convert(b, x, dtype)?;
     let x = support::convert(b, x, compute_dtype(dtype))?;

@@ -74,11 +74,14 @@ pub(crate) fn norm_dims(dims: &[i64], rank: usize) -> OpResult<Vec<usize>> {
 }
 
 fn splat_data(element: ElementType, value: Scalar) -> DenseElements {
-    match value {
-        Scalar::Int(i) if !element.is_float() && !element.is_complex() => {
-            DenseElements::splat_i64(element, i)
+    match (value, element.complex_part()) {
+        (Scalar::Int(i), None) if !element.is_float() => DenseElements::splat_i64(element, i),
+        (Scalar::Complex(re, im), Some(part)) => {
+            let bytes = [re, im].map(|v| DenseElements::splat_f64(part, v).bytes().to_vec());
+            DenseElements::splat_bytes(element, bytes.concat())
+                .expect("two parts make one complex element")
         }
-        other => DenseElements::splat_f64(element, other.as_f64()),
+        (other, _) => DenseElements::splat_f64(element, other.as_f64()),
     }
 }
 
@@ -225,6 +228,16 @@ pub(crate) fn like(b: &mut FunctionBuilder, v: Value, value: Scalar) -> OpResult
     let dtype = dtype(b, v)?;
     let shape = shape(b, v)?;
     splat(b, dtype, &shape, value)
+}
+
+/// `|v|²`: `v·v` of a real tensor, of a complex one the (real) square of its magnitude.
+pub(crate) fn squared_magnitude(b: &mut FunctionBuilder, v: Value) -> OpResult<Value> {
+    let v = if element(b, v)?.is_complex() {
+        b.abs(v)?
+    } else {
+        v
+    };
+    Ok(b.multiply(v, v)?)
 }
 
 /// `lhs op rhs`; both operands must have the same type.
