@@ -96,6 +96,8 @@ ATEN_NAMES = {
     "nn.functional.pdist": "_pdist_forward",
     "fft.fftshift": "fft_fftshift",
     "fft.ifftshift": "fft_ifftshift",
+    "nn.functional.mse_loss": "mse_loss",
+    "nn.functional.adaptive_avg_pool1d": "adaptive_avg_pool1d",
 }
 
 
