@@ -89,17 +89,42 @@ pub fn run(args: &Args) -> Result<ExitCode> {
         || std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get),
         |jobs| jobs as usize,
     );
-    let compiles = tpuc_driver::compile_shapes(
-        &args.model,
-        &common.targets,
-        &common
-            .lowering
-            .unsized_options(kernel_platform(&common.targets))?,
-        &shapes,
-        jobs,
-        &plugins,
-        &caches,
-    )?;
+    let platform = kernel_platform(&common.targets);
+    let (groups, autos) = if common.lowering.sharding.auto()? {
+        let options = common.lowering.options_sharded(platform, None)?;
+        auto_shard(
+            &args.model,
+            &common.targets,
+            &options,
+            &shapes,
+            jobs,
+            &plugins,
+            &caches,
+        )?
+    } else {
+        let options = common.lowering.unsized_options(platform)?;
+        (vec![(common.targets.clone(), options)], Vec::new())
+    };
+    let mut compiles: Vec<tpuc_driver::ShapeCompile> = Vec::new();
+    for (targets, options) in &groups {
+        let group = tpuc_driver::compile_shapes(
+            &args.model,
+            targets,
+            options,
+            &shapes,
+            jobs,
+            &plugins,
+            &caches,
+        )?;
+        if compiles.is_empty() {
+            compiles = group;
+            continue;
+        }
+        for (compile, more) in compiles.iter_mut().zip(group) {
+            compile.report.compiled.extend(more.report.compiled);
+            compile.report.warnings.extend(more.report.warnings);
+        }
+    }
     let first = &compiles[0].report;
     if let (Some(path), [compiled]) = (&args.output, first.compiled.as_slice()) {
         tpuc_driver::write_atomically(path, &compiled.executable)?;
@@ -145,8 +170,10 @@ pub fn run(args: &Args) -> Result<ExitCode> {
                         .map(move |compiled| target_json(compiled, &compile.dims, module))
                 })
                 .collect();
+            let autos: Vec<_> = autos.iter().map(auto_json).collect();
             print_json(&serde_json::json!({
                 "model": args.model,
+                "shard_auto": autos,
                 "frontend_key": first.frontend_key,
                 "frontend_hit": first.frontend_hit,
                 "module_sha256": first.module_sha256,
@@ -157,6 +184,9 @@ pub fn run(args: &Args) -> Result<ExitCode> {
             }))?;
         }
         Format::Text => {
+            for auto in &autos {
+                print_auto_text(auto);
+            }
             for compile in &compiles {
                 print_shape_text(&args.model, compile, shapes.len() > 1);
             }
@@ -167,6 +197,98 @@ pub fn run(args: &Args) -> Result<ExitCode> {
         }
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// Per target, its options: `--shard auto` picks a plan for each multi-device TPU target (on
+/// the first shape), the others compile unsharded.
+type Groups = Vec<(Vec<Target>, tpuc_driver::Options)>;
+
+fn auto_shard(
+    model: &std::path::Path,
+    targets: &[Target],
+    options: &tpuc_driver::Options,
+    shapes: &[std::collections::BTreeMap<String, i64>],
+    jobs: usize,
+    plugins: &PluginPaths,
+    caches: &tpuc_driver::CacheTiers,
+) -> Result<(Groups, Vec<tpuc_driver::AutoShard>)> {
+    let mut first = options.clone();
+    first.lower.dims.extend(shapes[0].clone());
+    let (mut groups, mut autos, mut single) = (Vec::new(), Vec::new(), Vec::new());
+    for target in targets {
+        if target.devices() == 1 {
+            single.push(target.clone());
+            continue;
+        }
+        let auto = tpuc_driver::choose_shard(model, target, &first, jobs, plugins, caches)?;
+        let mut chosen = options.clone();
+        chosen.pipeline.sharding = Some(auto.chosen().request.clone());
+        groups.push((vec![target.clone()], chosen));
+        autos.push(auto);
+    }
+    if !single.is_empty() {
+        groups.push((single, options.clone()));
+    }
+    Ok((groups, autos))
+}
+
+/// `--shard auto`'s table: each candidate's estimate per device, the pick marked.
+fn print_auto_text(auto: &tpuc_driver::AutoShard) {
+    println!(
+        "--shard auto for {} (per device; * the fastest that fits the chip):",
+        auto.target
+    );
+    println!(
+        "    {:<8} {:<10} {:>22} {:>10} {:>14} {:>10}",
+        "plan", "mesh", "estimate", "flops", "bytes accessed", "memory"
+    );
+    for (i, candidate) in auto.candidates.iter().enumerate() {
+        let mark = if i == auto.chosen { "*" } else { " " };
+        let (preset, mesh) = (candidate.preset(), candidate.mesh());
+        match &candidate.outcome {
+            Ok(e) => println!(
+                "  {mark} {preset:<8} {mesh:<10} {:>22} {:>10} {:>14} {:>10}{}",
+                format!("{} ({})", short_duration(e.seconds), e.source),
+                e.flops.map_or("-".to_owned(), |f| format!("{f:.2e}")),
+                e.bytes_accessed
+                    .map_or("-".to_owned(), |b| human_size(b as u64)),
+                signed_size(e.memory_bytes),
+                if e.fits { "" } else { "  does not fit" }
+            ),
+            Err(reason) => println!("  {mark} {preset:<8} {mesh:<10} failed: {reason}"),
+        }
+    }
+}
+
+fn auto_json(auto: &tpuc_driver::AutoShard) -> serde_json::Value {
+    let candidates: Vec<_> = auto
+        .candidates
+        .iter()
+        .map(|candidate| {
+            let mut entry = serde_json::json!({
+                "plan": candidate.preset(),
+                "mesh": candidate.mesh(),
+            });
+            match &candidate.outcome {
+                Ok(e) => {
+                    entry["estimate_seconds"] = serde_json::json!(e.seconds);
+                    entry["estimate_source"] = serde_json::json!(e.source);
+                    entry["flops"] = serde_json::json!(e.flops);
+                    entry["bytes_accessed"] = serde_json::json!(e.bytes_accessed);
+                    entry["memory_bytes"] = serde_json::json!(e.memory_bytes);
+                    entry["fits"] = serde_json::json!(e.fits);
+                }
+                Err(reason) => entry["error"] = serde_json::json!(reason),
+            }
+            entry
+        })
+        .collect();
+    let chosen = auto.chosen();
+    serde_json::json!({
+        "target": auto.target.to_string(),
+        "candidates": candidates,
+        "chosen": {"plan": chosen.preset(), "mesh": chosen.mesh()},
+    })
 }
 
 /// One (shape, target) element of `--format json`'s `targets`.
@@ -262,8 +384,9 @@ fn one_device_warning(compiled: &tpuc_driver::Compiled) -> Option<String> {
     let used = tpuc_driver::compile::partitions(signature) * signature.replicas.unwrap_or(1);
     (devices > 1 && used == 1).then(|| {
         format!(
-            "{} has {devices} devices, but this executable uses one of them; --shard \
-             dp|fsdp|tp|dp+tp|fsdp+tp or a plan file uses them all (docs/sharding.md)",
+            "{} has {devices} devices, but this executable uses one of them; --shard auto \
+             picks the fastest plan that uses them all (or --shard dp|fsdp|tp|dp+tp|fsdp+tp, \
+             a plan file; docs/sharding.md)",
             compiled.target
         )
     })

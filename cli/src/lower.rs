@@ -108,11 +108,14 @@ enum Precision {
     Bf16,
 }
 
+/// `--shard auto`.
+const AUTO: &str = "auto";
+
 /// Sharding flags: a plan and a mesh (docs/sharding.md).
 #[derive(clap::Args)]
 pub struct ShardArgs {
-    /// Shard over the target's devices: a preset (dp, fsdp, tp, dp+tp, fsdp+tp) or a TOML
-    /// plan file.
+    /// Shard over the target's devices: a preset (dp, fsdp, tp, dp+tp, fsdp+tp), a TOML plan
+    /// file, or (`tpuc compile`) `auto`: the fastest preset and mesh by libtpu's estimate.
     #[arg(long, value_name = "PRESET|PLAN.toml")]
     shard: Option<String>,
     /// The device mesh, e.g. `dp=2,tp=2` (its size must be the target's device count);
@@ -122,11 +125,36 @@ pub struct ShardArgs {
 }
 
 impl ShardArgs {
+    /// `--shard auto`.
+    pub fn is_auto(&self) -> bool {
+        self.shard.as_deref() == Some(AUTO)
+    }
+
+    /// `--shard auto`, checked: it picks the mesh too.
+    pub fn auto(&self) -> Result<bool> {
+        if self.is_auto() && self.mesh.is_some() {
+            return Err(miette!(
+                help =
+                    "leave out --mesh, or give a preset with it (`--shard dp+tp --mesh dp=2,tp=2`)",
+                "--shard auto picks the mesh as well as the plan"
+            ));
+        }
+        Ok(self.is_auto())
+    }
+
     /// The request, with the plan file read and parsed; `None` without `--shard`.
     pub fn request(&self) -> Result<Option<tpuc_passes::sharding::ShardRequest>> {
         let Some(plan) = &self.shard else {
             return Ok(None);
         };
+        if self.is_auto() {
+            return Err(miette!(
+                help = "`tpuc compile MODEL --target tpu:... --shard auto` prints the plan it \
+                        picks; give that here (e.g. `--shard tp --mesh tp=4`)",
+                "--shard auto picks a plan by compiling every candidate for a TPU topology, \
+                 which only `tpuc compile` does"
+            ));
+        }
         let plan = tpuc_passes::sharding::PlanSource::parse(plan)?;
         Ok(Some(tpuc_passes::sharding::ShardRequest::new(
             plan,
@@ -155,8 +183,17 @@ impl LoweringArgs {
 
     /// The options without sizes for symbolic dimensions (see [`Self::shapes`]).
     pub fn unsized_options(&self, platform: Option<&str>) -> Result<Options> {
+        self.options_sharded(platform, self.sharding.request()?)
+    }
+
+    /// [`Self::unsized_options`] with `sharding` in place of `--shard`'s.
+    pub fn options_sharded(
+        &self,
+        platform: Option<&str>,
+        sharding: Option<tpuc_passes::sharding::ShardRequest>,
+    ) -> Result<Options> {
         let mut pipeline = self.passes.request(platform)?;
-        pipeline.sharding = self.sharding.request()?;
+        pipeline.sharding = sharding;
         Ok(Options {
             lower: LowerOptions {
                 inline_weights: self.inline_weights,

@@ -231,6 +231,10 @@ fn plans_that_cannot_apply_fail_naming_tensor_shape_and_axis() {
             vec!["`tensor` is neither a sharding preset nor a plan file"],
         ),
         (vec!["--shard", "tp"], vec!["no --mesh and no target"]),
+        (
+            vec!["--shard", "auto", "--target", "tpu:v5e:2x2"],
+            vec!["--shard auto picks a plan", "only `tpuc compile`"],
+        ),
     ];
     let model = llama();
     let collectives = support::fixture("collectives.pt2")
@@ -332,4 +336,25 @@ fn a_program_with_collectives_compiles_for_a_slice_as_its_ranks() {
         warnings(&stderr).is_empty(),
         "its four ranks use the four chips: {stderr}"
     );
+}
+
+#[test]
+fn shard_auto_needs_a_tpu_target_and_picks_the_mesh_itself() {
+    tpuc_expect::skip_without!(Plugins);
+    let cache = tempfile::tempdir().unwrap();
+    let model = llama();
+    for (flags, needle) in [
+        (&["--target", "cpu:4"][..], "cpu:4 is not a TPU"),
+        (
+            &["--target", "tpu:v5e:2x2", "--mesh", "tp=4"][..],
+            "picks the mesh as well",
+        ),
+    ] {
+        let mut args = vec!["compile", model.as_str(), "--shard", "auto"];
+        args.extend(flags);
+        let out = tpuc(cache.path(), &args);
+        let stderr = support::unwrapped(&String::from_utf8_lossy(&out.stderr));
+        assert_eq!(out.status.code(), Some(1), "{flags:?}: {stderr}");
+        assert!(stderr.contains(needle), "{flags:?}: {stderr}");
+    }
 }

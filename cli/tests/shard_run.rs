@@ -129,3 +129,61 @@ fn every_preset_that_applies_matches_eager_and_the_one_device_run() {
     );
     assert!(on_eight.is_some(), "llama dp+tp over a 2x4 mesh");
 }
+
+/// `--shard auto` on v5e:2x2 and v5e:2x4 compiles every preset on every mesh and picks the
+/// candidate with the smallest estimate among those that fit the chip; the pick for 2x2 runs
+/// on `cpu:4` and matches eager.
+#[test]
+fn shard_auto_picks_the_fastest_plan_that_fits_and_the_pick_matches_eager() {
+    tpuc_expect::skip_without!(Plugins);
+    let manifest = manifest();
+    let cache = tempfile::tempdir().unwrap();
+    for name in ["gpt2", "llama", "bert"] {
+        let fixture = &manifest["models"][name];
+        let model = format!("testdata/{}", fixture["files"]["pt2"].as_str().unwrap());
+        for (target, devices) in [("tpu:v5e:2x2", 4), ("tpu:v5e:2x4", 8)] {
+            let args = [
+                "compile", &model, "--target", target, "--shard", "auto", "--format", "json",
+            ];
+            let out = tpuc(cache.path(), &args);
+            let stderr = String::from_utf8_lossy(&out.stderr);
+            assert!(out.status.success(), "{name} {target}: {stderr}");
+            assert!(
+                !stderr.contains("uses one of them"),
+                "{name} {target}: {stderr}"
+            );
+            let report: Value = serde_json::from_slice(&out.stdout).unwrap();
+            assert_eq!(
+                report["targets"][0]["partitions"], devices,
+                "{name} {target}"
+            );
+            let auto = &report["shard_auto"][0];
+            let candidates = auto["candidates"].as_array().unwrap();
+            assert_eq!(candidates.len(), if devices == 4 { 5 } else { 7 });
+            let fitting: Vec<&Value> = candidates.iter().filter(|c| c["fits"] == true).collect();
+            let best = fitting
+                .iter()
+                .map(|c| c["estimate_seconds"].as_f64().unwrap())
+                .fold(f64::INFINITY, f64::min);
+            let chosen = &auto["chosen"];
+            let picked = fitting
+                .iter()
+                .find(|c| c["plan"] == chosen["plan"] && c["mesh"] == chosen["mesh"])
+                .unwrap_or_else(|| panic!("{name} {target}: the pick fits: {auto}"));
+            assert_eq!(picked["estimate_seconds"].as_f64().unwrap(), best, "{auto}");
+            assert_eq!(
+                report["targets"][0]["mesh"], chosen["mesh"],
+                "{name} {target}"
+            );
+            eprintln!("{name} {target}: {} on {}", chosen["plan"], chosen["mesh"]);
+            if devices == 4 {
+                let (plan, mesh) = (
+                    chosen["plan"].as_str().unwrap(),
+                    chosen["mesh"].as_str().unwrap(),
+                );
+                let extra = ["--shard", plan, "--mesh", mesh];
+                run(cache.path(), fixture, "cpu:4", &extra).expect("the picked plan applies");
+            }
+        }
+    }
+}

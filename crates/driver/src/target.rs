@@ -13,6 +13,52 @@ pub const TPU_TOPOLOGIES: &[(&str, &str)] = &[
     ("v6e", "v6e:2x2"),
 ];
 
+/// One TPU chip's memory and peak rates, from Google's published specifications: what
+/// `--shard auto` checks memory against and estimates a roofline with.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Chip {
+    pub hbm_bytes: u64,
+    /// bfloat16 FLOP/s.
+    pub peak_flops: f64,
+    pub hbm_bytes_per_second: f64,
+}
+
+/// Per generation: HBM, peak bfloat16 FLOP/s, HBM bandwidth.
+const CHIPS: &[(&str, Chip)] = &[
+    (
+        "v4",
+        Chip {
+            hbm_bytes: 32 << 30,
+            peak_flops: 275e12,
+            hbm_bytes_per_second: 1228e9,
+        },
+    ),
+    (
+        "v5e",
+        Chip {
+            hbm_bytes: 16 << 30,
+            peak_flops: 197e12,
+            hbm_bytes_per_second: 819e9,
+        },
+    ),
+    (
+        "v5p",
+        Chip {
+            hbm_bytes: 95 << 30,
+            peak_flops: 459e12,
+            hbm_bytes_per_second: 2765e9,
+        },
+    ),
+    (
+        "v6e",
+        Chip {
+            hbm_bytes: 32 << 30,
+            peak_flops: 918e12,
+            hbm_bytes_per_second: 1640e9,
+        },
+    ),
+];
+
 /// Where to compile for.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub enum Target {
@@ -147,6 +193,18 @@ impl Target {
                     .product()
             }),
         }
+    }
+
+    /// The chip of a TPU target; `None` for XLA:CPU.
+    pub fn chip(&self) -> Option<Chip> {
+        let Target::Tpu { topology } = self else {
+            return None;
+        };
+        let generation = topology.split(':').next()?;
+        CHIPS
+            .iter()
+            .find(|(name, _)| *name == generation)
+            .map(|&(_, chip)| chip)
     }
 
     /// The topology as it enters the key: `v5e:2x2`, `cpu:1`.
