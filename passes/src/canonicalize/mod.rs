@@ -27,7 +27,7 @@ const PATTERNS: &[&dyn Pattern] = &[
     &contraction::TransposeIntoDotGeneral,
     &contraction::TransposeIntoConvolution,
     &contraction::DotGeneralOfCollapsedBatch,
-    &contraction::DotGeneralOfCollapsedRows,
+    &contraction::DotGeneralOnFlattenedRows,
     &contraction::ScaleAfterDotGeneral,
     &elementwise::MultiplyOfSplatMultiply,
     &select::SelectOfSameValues,
