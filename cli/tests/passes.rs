@@ -101,9 +101,12 @@ fn print_ir_before_and_after_one_pass_and_an_empty_pipeline() {
         String::from_utf8(raw.stdout).unwrap(),
         String::from_utf8(default.stdout).unwrap(),
     );
+    // It adds reshapes where libtpu reads fewer bytes for them (linear layers on flattened
+    // rows) and removes more of everything else.
+    let computing = |text: &str| op_lines(text) - text.matches("stablehlo.reshape").count();
     assert!(
-        op_lines(&default) < op_lines(&raw),
-        "the default pipeline shrinks the module"
+        computing(&default) < computing(&raw),
+        "the default pipeline removes ops other than reshapes"
     );
 }
 
