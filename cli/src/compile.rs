@@ -222,7 +222,7 @@ fn auto_shard(
         }
         let auto = tpuc_driver::choose_shard(model, target, &first, jobs, plugins, caches)?;
         let mut chosen = options.clone();
-        chosen.pipeline.sharding = Some(auto.chosen().request.clone());
+        chosen.pipeline.sharding = Some(auto.chosen().request());
         groups.push((vec![target.clone()], chosen));
         autos.push(auto);
     }
@@ -244,7 +244,7 @@ fn print_auto_text(auto: &tpuc_driver::AutoShard) {
     );
     for (i, candidate) in auto.candidates.iter().enumerate() {
         let mark = if i == auto.chosen { "*" } else { " " };
-        let (preset, mesh) = (candidate.preset(), candidate.mesh());
+        let (preset, mesh) = (candidate.preset.name(), candidate.mesh.to_string());
         match &candidate.outcome {
             Ok(e) => println!(
                 "  {mark} {preset:<8} {mesh:<10} {:>22} {:>10} {:>14} {:>10}{}",
@@ -266,8 +266,8 @@ fn auto_json(auto: &tpuc_driver::AutoShard) -> serde_json::Value {
         .iter()
         .map(|candidate| {
             let mut entry = serde_json::json!({
-                "plan": candidate.preset(),
-                "mesh": candidate.mesh(),
+                "plan": candidate.preset.name(),
+                "mesh": candidate.mesh.to_string(),
             });
             match &candidate.outcome {
                 Ok(e) => {
@@ -287,7 +287,7 @@ fn auto_json(auto: &tpuc_driver::AutoShard) -> serde_json::Value {
     serde_json::json!({
         "target": auto.target.to_string(),
         "candidates": candidates,
-        "chosen": {"plan": chosen.preset(), "mesh": chosen.mesh()},
+        "chosen": {"plan": chosen.preset.name(), "mesh": chosen.mesh.to_string()},
     })
 }
 

@@ -19,27 +19,21 @@ use crate::tiers::CacheTiers;
 /// One plan tried.
 #[derive(Clone, Debug)]
 pub struct Candidate {
-    pub request: ShardRequest,
+    pub preset: Preset,
+    pub mesh: MeshSpec,
     /// What its executable costs, or why it did not compile.
     pub outcome: std::result::Result<Estimate, String>,
 }
 
 impl Candidate {
-    /// `tp`, `dp+tp`, ...
-    pub fn preset(&self) -> String {
-        match &self.request.plan {
-            PlanSource::Preset(preset) => preset.name().to_owned(),
-            PlanSource::File(file) => file.path.clone(),
-        }
+    /// The sharding request it stands for.
+    pub fn request(&self) -> ShardRequest {
+        request(self.preset, &self.mesh)
     }
+}
 
-    /// `dp=2,tp=2`.
-    pub fn mesh(&self) -> String {
-        self.request
-            .mesh
-            .as_ref()
-            .map_or_else(String::new, ToString::to_string)
-    }
+fn request(preset: Preset, mesh: &MeshSpec) -> ShardRequest {
+    ShardRequest::new(PlanSource::Preset(preset), Some(mesh.clone()))
 }
 
 /// What a candidate's executable costs on one device.
@@ -72,28 +66,22 @@ impl AutoShard {
     }
 }
 
-/// The plans `--shard auto` tries on `devices` devices, in a fixed order.
-pub fn candidates(devices: u64) -> Vec<ShardRequest> {
-    let single = |preset: Preset, axis: &str| {
-        ShardRequest::new(
-            PlanSource::Preset(preset),
-            Some(MeshSpec::single(axis, devices)),
-        )
-    };
-    let mut requests = vec![
-        single(Preset::Dp, "dp"),
-        single(Preset::Fsdp, "dp"),
-        single(Preset::Tp, "tp"),
+/// The presets and meshes `--shard auto` tries on `devices` devices, in a fixed order.
+pub fn candidates(devices: u64) -> Vec<(Preset, MeshSpec)> {
+    let mut plans = vec![
+        (Preset::Dp, MeshSpec::single("dp", devices)),
+        (Preset::Fsdp, MeshSpec::single("dp", devices)),
+        (Preset::Tp, MeshSpec::single("tp", devices)),
     ];
     for preset in [Preset::DpTp, Preset::FsdpTp] {
         for data in (2..devices).filter(|&d| devices.is_multiple_of(d) && devices / d >= 2) {
             let mesh = MeshSpec {
                 axes: vec![("dp".to_owned(), data), ("tp".to_owned(), devices / data)],
             };
-            requests.push(ShardRequest::new(PlanSource::Preset(preset), Some(mesh)));
+            plans.push((preset, mesh));
         }
     }
-    requests
+    plans
 }
 
 /// Compiles `model` for `target` with every candidate plan (`jobs` at a time) and picks one.
@@ -111,10 +99,10 @@ pub fn choose(
              tpu: target, or a preset (`--shard tp`)"
         ))
     })?;
-    let requests = candidates(target.devices());
-    let outcomes = crate::parallel::map(&requests, jobs, |_, request| {
+    let plans = candidates(target.devices());
+    let outcomes = crate::parallel::map(&plans, jobs, |_, (preset, mesh)| {
         let mut options = options.clone();
-        options.pipeline.sharding = Some(request.clone());
+        options.pipeline.sharding = Some(request(*preset, mesh));
         compile(
             model,
             std::slice::from_ref(target),
@@ -123,17 +111,21 @@ pub fn choose(
             caches,
         )
     });
-    let candidates: Vec<Candidate> = requests
+    let candidates: Vec<Candidate> = plans
         .into_iter()
         .zip(outcomes)
-        .map(|(request, outcome)| {
+        .map(|((preset, mesh), outcome)| {
             let outcome = outcome
                 .map_err(|error| first_line(&error.to_string()))
                 .and_then(|report| {
                     let compiled = report.compiled.first().ok_or("nothing was compiled")?;
                     estimate(&compiled.manifest.report, &chip)
                 });
-            Candidate { request, outcome }
+            Candidate {
+                preset,
+                mesh,
+                outcome,
+            }
         })
         .collect();
     let chosen = candidates
@@ -203,11 +195,9 @@ fn candidates_summary(candidates: &[Candidate]) -> String {
         .map(|c| match &c.outcome {
             Ok(estimate) => format!(
                 "{} on {} needs {} bytes",
-                c.preset(),
-                c.mesh(),
-                estimate.memory_bytes
+                c.preset, c.mesh, estimate.memory_bytes
             ),
-            Err(reason) => format!("{} on {}: {reason}", c.preset(), c.mesh()),
+            Err(reason) => format!("{} on {}: {reason}", c.preset, c.mesh),
         })
         .collect();
     parts.join("; ")
@@ -222,12 +212,7 @@ mod tests {
         let names = |devices| -> Vec<String> {
             candidates(devices)
                 .iter()
-                .map(|r| {
-                    let PlanSource::Preset(preset) = &r.plan else {
-                        unreachable!()
-                    };
-                    format!("{preset} {}", r.mesh.as_ref().unwrap())
-                })
+                .map(|(preset, mesh)| format!("{preset} {mesh}"))
                 .collect()
         };
         assert_eq!(

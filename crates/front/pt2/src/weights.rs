@@ -265,7 +265,7 @@ impl Payload<'_> {
             range,
             nested: None,
         };
-        let weight = self.weight(reader, fqn, meta, record)?;
+        let weight = self.weight(reader, meta, record)?;
         out.weights.push(weight);
         Ok(())
     }
@@ -364,7 +364,7 @@ impl Payload<'_> {
                 kind: self.kind,
                 placeholder: None,
             }
-            .weight(reader, &fqn, &meta, record)?;
+            .weight(reader, &meta, record)?;
             out.weights.push(weight);
             inner.push((tensor.attribute.clone(), fqn));
         }
@@ -381,13 +381,8 @@ impl Payload<'_> {
     }
 
     /// A plain tensor's view, checked against its storage record.
-    fn weight(
-        &self,
-        reader: &Reader<'_>,
-        fqn: &str,
-        meta: &TensorMeta,
-        record: Record,
-    ) -> Result<Weight> {
+    fn weight(&self, reader: &Reader<'_>, meta: &TensorMeta, record: Record) -> Result<Weight> {
+        let fqn = self.fqn;
         let archive = || reader.path.to_owned();
         let entry = record.name;
         let dtype = meta.dtype().ok_or_else(|| Pt2Error::UnknownDtype {

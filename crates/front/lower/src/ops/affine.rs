@@ -8,12 +8,13 @@
 //! arithmetic; the integer data stays narrow up to its conversion. `_int_mm` is one
 //! `dot_general` of int8 (or uint8 times int8) operands accumulated in int32.
 
-use tpuc_ir::{BinaryOp, ComparisonDirection, DotDims, FunctionBuilder, Value};
+use tpuc_ir::{ComparisonDirection, DotDims, FunctionBuilder, Value};
 use tpuc_pt2::DType;
 
-use super::elementwise::extremum;
 use super::one;
-use super::quantized::{dequantize_values, divide_by, per_block, quantize_values};
+use super::quantized::{
+    at_least, dequantize_values, divide_by, per_block, quantize_values, range_with_zero,
+};
 use crate::args::{Args, Operand};
 use crate::cx::Cx;
 use crate::dtype::element_type;
@@ -135,37 +136,26 @@ fn choose_qparams(cx: &mut Cx<'_>, args: &Args<'_>) -> OpResult<Vec<Val>> {
         dims = (0..view.len()).collect();
     }
     let v = support::reshape(b, x, &view)?;
-    let min = support::reduce_extremum(b, false, v, &dims, false)?;
-    let max = support::reduce_extremum(b, true, v, &dims, false)?;
-    let zero = support::like(b, min, Scalar::Int(0))?;
-    let min_neg = extremum(b, BinaryOp::Minimum, min, zero)?;
-    let max_pos = extremum(b, BinaryOp::Maximum, max, zero)?;
+    let range = range_with_zero(b, v, &dims)?;
 
     let (scale, zero_point, zero_point_default) = match mapping {
         "SYMMETRIC" | "SYMMETRIC_NO_CLIPPING_ERR" => {
             let scale = if mapping == "SYMMETRIC" {
-                let magnitude = b.negate(min_neg)?;
-                let magnitude = extremum(b, BinaryOp::Maximum, magnitude, max_pos)?;
-                divide_by(b, magnitude, (high - low) / 2.0)?
+                range.symmetric_scale(b, high - low)?
             } else {
-                let below = divide_by(b, min_neg, low)?;
-                let above = divide_by(b, max_pos, high)?;
+                let below = divide_by(b, range.below(), low)?;
+                let above = divide_by(b, range.above(), high)?;
                 let larger = b.compare(ComparisonDirection::Gt, below, above)?;
                 b.select(larger, below, above)?
             };
             let middle = Scalar::Float(((high + low + 1.0) / 2.0).trunc());
             let zero_point = support::like(b, scale, middle)?;
-            let eps = support::like(b, scale, Scalar::Float(eps))?;
-            let scale = extremum(b, BinaryOp::Maximum, scale, eps)?;
-            (scale, zero_point, None)
+            (at_least(b, scale, eps)?, zero_point, None)
         }
         "ASYMMETRIC" => {
-            let range = b.subtract(max_pos, min_neg)?;
-            let scale = divide_by(b, range, high - low)?;
-            let eps = support::like(b, scale, Scalar::Float(eps))?;
-            let scale = extremum(b, BinaryOp::Maximum, scale, eps)?;
-            let offset = b.divide(min_neg, scale)?;
-            let offset = b.round_nearest_even(offset)?;
+            let scale = range.asymmetric_scale(b, high - low)?;
+            let scale = at_least(b, scale, eps)?;
+            let offset = range.offset(b, scale)?;
             let low_ = support::like(b, offset, Scalar::Float(low))?;
             let high_ = support::like(b, offset, Scalar::Float(high))?;
             let zero_point = b.subtract(low_, offset)?;

@@ -83,6 +83,62 @@ pub(super) fn divide_by(b: &mut FunctionBuilder, v: Value, c: f64) -> OpResult<V
     support::convert(b, q, dtype)
 }
 
+/// The range of `x` over `dims` widened to include 0, as quantization parameters are chosen
+/// from it (NaN-propagating, as torch's `min` and `max`).
+pub(super) struct RangeWithZero {
+    below: Value,
+    above: Value,
+}
+
+pub(super) fn range_with_zero(
+    b: &mut FunctionBuilder,
+    x: Value,
+    dims: &[usize],
+) -> OpResult<RangeWithZero> {
+    let min = support::reduce_extremum(b, false, x, dims, false)?;
+    let max = support::reduce_extremum(b, true, x, dims, false)?;
+    let zero = support::like(b, min, Scalar::Int(0))?;
+    Ok(RangeWithZero {
+        below: extremum(b, BinaryOp::Minimum, min, zero)?,
+        above: extremum(b, BinaryOp::Maximum, max, zero)?,
+    })
+}
+
+impl RangeWithZero {
+    /// `max(-below, above) / (steps / 2)`: the range mapped about the middle of `steps`.
+    pub(super) fn symmetric_scale(&self, b: &mut FunctionBuilder, steps: f64) -> OpResult<Value> {
+        let magnitude = b.negate(self.below)?;
+        let magnitude = extremum(b, BinaryOp::Maximum, magnitude, self.above)?;
+        divide_by(b, magnitude, steps / 2.0)
+    }
+
+    /// `(above - below) / steps`: the range mapped end to end.
+    pub(super) fn asymmetric_scale(&self, b: &mut FunctionBuilder, steps: f64) -> OpResult<Value> {
+        let range = b.subtract(self.above, self.below)?;
+        divide_by(b, range, steps)
+    }
+
+    /// `round(below / scale)`, half to even: how far the range starts below 0, in steps.
+    pub(super) fn offset(&self, b: &mut FunctionBuilder, scale: Value) -> OpResult<Value> {
+        let offset = b.divide(self.below, scale)?;
+        Ok(b.round_nearest_even(offset)?)
+    }
+
+    pub(super) fn below(&self) -> Value {
+        self.below
+    }
+
+    pub(super) fn above(&self) -> Value {
+        self.above
+    }
+}
+
+/// `max(scale, eps)`.
+pub(super) fn at_least(b: &mut FunctionBuilder, scale: Value, eps: f64) -> OpResult<Value> {
+    let eps = support::like(b, scale, Scalar::Float(eps))?;
+    extremum(b, BinaryOp::Maximum, scale, eps)
+}
+
 /// PT2E's dynamic quantization parameters of a whole tensor, as torch's `determine_qparams`
 /// computes them: the range widened to include 0, mapped onto `[quant_min, quant_max]` end to
 /// end (the zero point rounding half to even, clamped) or, `symmetric`, about the middle (zero
@@ -104,25 +160,18 @@ fn choose_qparams(cx: &mut Cx<'_>, args: &Args<'_>, symmetric: bool) -> OpResult
         bail!("choose_qparams: quant_min {low} is above quant_max {high}");
     }
     let dims: Vec<usize> = (0..support::rank(b, x)?).collect();
-    let min = support::reduce_extremum(b, false, x, &dims, false)?;
-    let max = support::reduce_extremum(b, true, x, &dims, false)?;
-    let zero = support::like(b, min, Scalar::Int(0))?;
-    let min_neg = extremum(b, BinaryOp::Minimum, min, zero)?;
-    let max_pos = extremum(b, BinaryOp::Maximum, max, zero)?;
-    let eps = support::like(b, min, Scalar::Float(eps))?;
+    let range = range_with_zero(b, x, &dims)?;
+    let steps = (high - low) as f64;
     let (scale, zero_point) = if symmetric {
-        let magnitude = b.negate(min_neg)?;
-        let magnitude = extremum(b, BinaryOp::Maximum, magnitude, max_pos)?;
-        let scale = divide_by(b, magnitude, (high - low) as f64 / 2.0)?;
+        let scale = range.symmetric_scale(b, steps)?;
+        let scale = at_least(b, scale, eps)?;
         let middle = if matches!(target, DType::U8) { 128 } else { 0 };
         let zero_point = support::splat(b, DType::I64, &[], Scalar::Int(middle))?;
-        (extremum(b, BinaryOp::Maximum, scale, eps)?, zero_point)
+        (scale, zero_point)
     } else {
-        let range = b.subtract(max_pos, min_neg)?;
-        let scale = divide_by(b, range, (high - low) as f64)?;
-        let scale = extremum(b, BinaryOp::Maximum, scale, eps)?;
-        let offset = b.divide(min_neg, scale)?;
-        let offset = b.round_nearest_even(offset)?;
+        let scale = range.asymmetric_scale(b, steps)?;
+        let scale = at_least(b, scale, eps)?;
+        let offset = range.offset(b, scale)?;
         let offset = support::convert(b, offset, DType::I32)?;
         let low_ = support::like(b, offset, Scalar::Int(low))?;
         let high_ = support::like(b, offset, Scalar::Int(high))?;
