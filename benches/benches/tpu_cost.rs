@@ -5,10 +5,15 @@
 //! target: flops, bytes accessed, transcendentals, `optimal_seconds` where libtpu gives it,
 //! peak and temp memory, each as tpuc / torch_xla, then the geomean of each ratio.
 //!
-//!     cargo bench -p tpuc-benches --bench tpu_cost [-- --target tpu:v5e:1 ...]
+//! `--large DIR` adds the larger configurations (Llama ~125M and BERT-base at sequence 512,
+//! ResNet-50 at 224), laid out like the peers and made by `benches/gen/tpu_cost_large.py`
+//! (about 1.4 GB, not committed).
+//!
+//!     cargo bench -p tpuc-benches --bench tpu_cost [-- --target tpu:v5e:1 ... --large DIR]
 //!
 //! Exits non-zero when a model fails to build or compile either way.
 
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use tpuc_benches::peers_dir;
@@ -34,12 +39,19 @@ fn compile(text: &str, target: &Target) -> Result<ExecutableReport, String> {
         .map_err(|e| e.to_string())
 }
 
-fn targets() -> Vec<Target> {
+/// The values given to `flag` on the command line.
+fn flag_values(flag: &str) -> Vec<String> {
     let args: Vec<String> = std::env::args().collect();
-    let given: Vec<Target> = args
-        .windows(2)
-        .filter(|pair| pair[0] == "--target")
-        .filter_map(|pair| pair[1].parse().ok())
+    args.windows(2)
+        .filter(|pair| pair[0] == flag)
+        .map(|pair| pair[1].clone())
+        .collect()
+}
+
+fn targets() -> Vec<Target> {
+    let given: Vec<Target> = flag_values("--target")
+        .iter()
+        .filter_map(|target| target.parse().ok())
         .collect();
     if !given.is_empty() {
         return given;
@@ -50,43 +62,56 @@ fn targets() -> Vec<Target> {
         .collect()
 }
 
-fn main() -> ExitCode {
-    let Some(peers) = peers_dir() else {
-        println!("no ../shared/peers: nothing to compare");
-        return ExitCode::SUCCESS;
-    };
-    let mut models: Vec<String> = std::fs::read_dir(peers.join("torch_xla"))
-        .expect("the torch_xla texts")
+/// The models of a directory laid out like `../shared/peers`, each with that directory.
+fn models_in(root: &Path) -> Vec<(PathBuf, String)> {
+    let mut models: Vec<String> = std::fs::read_dir(root.join("torch_xla"))
+        .unwrap_or_else(|e| panic!("{}: {e}", root.join("torch_xla").display()))
         .filter_map(|entry| {
             let name = entry.ok()?.file_name().into_string().ok()?;
             name.strip_suffix(".mlir").map(str::to_owned)
         })
         .collect();
     models.sort();
+    models
+        .into_iter()
+        .map(|model| (root.to_path_buf(), model))
+        .collect()
+}
+
+fn main() -> ExitCode {
+    let mut models: Vec<(PathBuf, String)> =
+        peers_dir().as_deref().map(models_in).unwrap_or_default();
+    for large in flag_values("--large") {
+        models.extend(models_in(Path::new(&large)));
+    }
+    if models.is_empty() {
+        println!("no ../shared/peers and no --large: nothing to compare");
+        return ExitCode::SUCCESS;
+    }
     let names = figures(&ExecutableReport::default()).map(|(name, _)| name);
     let mut failed = false;
     for target in targets() {
         println!("\n{target}: tpuc / torch_xla");
-        print!("{:<10}", "model");
+        print!("{:<12}", "model");
         names.iter().for_each(|name| print!(" {name:>10}"));
         println!();
         let mut logs = vec![Vec::new(); names.len()];
-        for model in &models {
+        for (root, model) in &models {
             let ours = tpuc_driver::lower(
-                &peers.join(format!("models/{model}.pt2")),
+                &root.join(format!("models/{model}.pt2")),
                 &Options::default(),
             )
             .map(|lowered| lowered.text(Emit::StablehloGeneric))
             .map_err(|e| e.to_string())
             .and_then(|text| compile(&text, &target));
-            let theirs = std::fs::read_to_string(peers.join(format!("torch_xla/{model}.mlir")))
+            let theirs = std::fs::read_to_string(root.join(format!("torch_xla/{model}.mlir")))
                 .map_err(|e| e.to_string())
                 .and_then(|text| compile(&text, &target));
             let (ours, theirs) = match (ours, theirs) {
                 (Ok(ours), Ok(theirs)) => (ours, theirs),
                 (ours, theirs) => {
                     println!(
-                        "{model:<10} fails: tpuc {:?}, torch_xla {:?}",
+                        "{model:<12} fails: tpuc {:?}, torch_xla {:?}",
                         ours.err(),
                         theirs.err()
                     );
@@ -94,7 +119,7 @@ fn main() -> ExitCode {
                     continue;
                 }
             };
-            print!("{model:<10}");
+            print!("{model:<12}");
             for (k, ((_, a), (_, b))) in
                 figures(&ours).into_iter().zip(figures(&theirs)).enumerate()
             {
@@ -109,7 +134,7 @@ fn main() -> ExitCode {
             }
             println!();
         }
-        print!("{:<10}", "geomean");
+        print!("{:<12}", "geomean");
         for log in &logs {
             match log.len() {
                 0 => print!(" {:>10}", "-"),
