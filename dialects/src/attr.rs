@@ -109,6 +109,26 @@ impl DotDims {
     }
 }
 
+/// An operand's batching and contracting dimensions read through the `permutation` of a
+/// transpose that produced it, when the product can contract the transpose's operand instead:
+/// the result keeps its order (the free dimensions stay in order) and the batch dimensions lead
+/// in order (XLA's canonical form, which libtpu's fused attention kernels match: BERT-base with
+/// its values' transpose absorbed costs 1.08x torch_xla's bytes accessed, 1.0x without).
+pub fn dot_operand_through_transpose(
+    permutation: &[i64],
+    batching: &[i64],
+    contracting: &[i64],
+) -> Option<(Vec<i64>, Vec<i64>)> {
+    let through =
+        |dims: &[i64]| -> Vec<i64> { dims.iter().map(|&d| permutation[d as usize]).collect() };
+    let free: Vec<i64> = (0..permutation.len() as i64)
+        .filter(|d| !batching.contains(d) && !contracting.contains(d))
+        .collect();
+    let batching = through(batching);
+    (through(&free).is_sorted() && batching.iter().copied().eq(0..batching.len() as i64))
+        .then(|| (batching, through(contracting)))
+}
+
 /// `#chlo.ragged_dot<...>`: a dot_general's dimensions, plus the lhs dimension split into
 /// groups of `group_sizes` rows and the rhs dimension indexing those groups.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]

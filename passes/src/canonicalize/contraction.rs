@@ -1,6 +1,6 @@
 //! Transposed operands of contractions absorbed into their dimension numbers.
 
-use tpuc_ir::{DotDims, OpId, OpKind};
+use tpuc_ir::{DotDims, OpId, OpKind, dot_operand_through_transpose};
 
 use crate::rewrite::{Pattern, Rewriter, constant_of, splat_operand_of, static_shape_of};
 
@@ -21,7 +21,8 @@ fn through(permutation: &[i64], dims: &[i64]) -> Vec<i64> {
     dims.iter().map(|&d| permutation[d as usize]).collect()
 }
 
-/// `dot_general(transpose(x), y)` contracts `x` directly when the result keeps its order.
+/// `dot_general(transpose(x), y)` contracts `x` directly where [`dot_operand_through_transpose`]
+/// allows it.
 pub(crate) struct TransposeIntoDotGeneral;
 
 impl Pattern for TransposeIntoDotGeneral {
@@ -43,17 +44,11 @@ impl Pattern for TransposeIntoDotGeneral {
             } else {
                 (&dims.rhs_batching, &dims.rhs_contracting)
             };
-            let free: Vec<i64> = (0..permutation.len() as i64)
-                .filter(|d| !batching.contains(d) && !contracting.contains(d))
-                .collect();
-            // Result dimensions follow the operand's free dimensions in order.
-            if !through(&permutation, &free).is_sorted() {
+            let Some((batching, contracting)) =
+                dot_operand_through_transpose(&permutation, batching, contracting)
+            else {
                 continue;
-            }
-            let (batching, contracting) = (
-                through(&permutation, batching),
-                through(&permutation, contracting),
-            );
+            };
             let new = if side == 0 {
                 DotDims {
                     lhs_batching: batching,

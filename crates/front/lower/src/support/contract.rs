@@ -1,11 +1,13 @@
 //! `dot_general` with transposed operands folded into its dimension numbers.
 
-use tpuc_ir::{DotDims, ElementType, FunctionBuilder, OpKind, Value};
+use tpuc_ir::{
+    DotDims, ElementType, FunctionBuilder, OpKind, Value, dot_operand_through_transpose,
+};
 
 use crate::error::OpResult;
 
-/// When `v` is a `transpose` whose free dimensions keep their order, the transpose's operand and
-/// the batch/contracting dimensions mapped onto it.
+/// When `v` is a `transpose` the product can read through: the transpose's operand and the
+/// batch/contracting dimensions mapped onto it ([`dot_operand_through_transpose`]).
 fn fold_transpose(
     b: &FunctionBuilder,
     v: Value,
@@ -16,15 +18,8 @@ fn fold_transpose(
     let OpKind::Transpose { permutation } = &op.kind else {
         return None;
     };
-    let free: Vec<i64> = (0..permutation.len() as i64)
-        .filter(|d| !batch.contains(d) && !contract.contains(d))
-        .map(|d| permutation[d as usize])
-        .collect();
-    if !free.windows(2).all(|w| w[0] < w[1]) {
-        return None;
-    }
-    let map = |dims: &[i64]| dims.iter().map(|&d| permutation[d as usize]).collect();
-    Some((op.operands[0], map(batch), map(contract)))
+    let (batch, contract) = dot_operand_through_transpose(permutation, batch, contract)?;
+    Some((op.operands[0], batch, contract))
 }
 
 /// The operand of `rhs = broadcast_in_dim(w)` when the broadcast adds exactly the batch
