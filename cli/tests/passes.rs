@@ -32,6 +32,7 @@ fn print_ir_after_all_names_each_pass_and_timing_shows_op_deltas() {
         headers,
         [
             "// -----// IR after canonicalize //----- //",
+            "// -----// IR after evaluate //----- //",
             "// -----// IR after cse //----- //",
             "// -----// IR after canonicalize //----- //",
             "// -----// IR after cse //----- //",
@@ -55,8 +56,8 @@ fn print_ir_after_all_names_each_pass_and_timing_shows_op_deltas() {
         .skip_while(|l| !l.starts_with("pass "))
         .skip(1)
         .collect();
-    assert_eq!(timing.len(), 7, "{err}");
-    let cse: Vec<&str> = timing[1].split_whitespace().collect();
+    assert_eq!(timing.len(), 8, "{err}");
+    let cse: Vec<&str> = timing[2].split_whitespace().collect();
     assert_eq!(cse[0], "cse");
     let (before, after, delta): (i64, i64, i64) = (
         cse[3].parse().unwrap(),
@@ -65,7 +66,7 @@ fn print_ir_after_all_names_each_pass_and_timing_shows_op_deltas() {
     );
     assert!(after < before, "cse removed nothing in the decoder: {err}");
     assert_eq!(after - before, delta);
-    assert!(timing[6].starts_with("total"));
+    assert!(timing[7].starts_with("total"));
 }
 
 #[test]
@@ -123,7 +124,7 @@ fn unknown_pass_is_a_diagnostic_listing_the_passes() {
     let err = stderr(&out);
     assert!(err.contains("unknown pass `fuse-everything`"), "{err}");
     assert!(
-        err.contains("canonicalize, fold, cse, dce, prune-args"),
+        err.contains("canonicalize, fold, evaluate, cse, dce, prune-args"),
         "{err}"
     );
 }

@@ -17,6 +17,7 @@ mod chlo;
 mod cse;
 mod dce;
 mod error;
+mod evaluate;
 mod fusion;
 mod kv_dtype;
 mod optimizer;

@@ -18,6 +18,7 @@ pub enum PassName {
     ChloLegalize,
     Canonicalize,
     Fold,
+    Evaluate,
     Cse,
     Dce,
     PruneArgs,
@@ -29,10 +30,11 @@ pub enum PassName {
 
 impl PassName {
     /// Every pass, in the order `--help` lists them.
-    pub const ALL: [PassName; 10] = [
+    pub const ALL: [PassName; 11] = [
         PassName::ChloLegalize,
         PassName::Canonicalize,
         PassName::Fold,
+        PassName::Evaluate,
         PassName::Cse,
         PassName::Dce,
         PassName::PruneArgs,
@@ -70,6 +72,7 @@ impl PassName {
             PassName::ChloLegalize => Box::new(crate::chlo::ChloLegalize),
             PassName::Canonicalize => Box::new(crate::canonicalize::Canonicalize),
             PassName::Fold => Box::new(crate::canonicalize::Fold),
+            PassName::Evaluate => Box::new(crate::evaluate::Evaluate),
             PassName::Cse => Box::new(crate::cse::Cse),
             PassName::Dce => Box::new(crate::dce::Dce),
             PassName::PruneArgs => Box::new(crate::prune_args::PruneArgs),
@@ -82,8 +85,9 @@ impl PassName {
 }
 
 /// The simplification passes every command runs unless `--passes` says otherwise.
-pub const DEFAULT_PASSES: [PassName; 6] = [
+pub const DEFAULT_PASSES: [PassName; 7] = [
     PassName::Canonicalize,
+    PassName::Evaluate,
     PassName::Cse,
     PassName::Canonicalize,
     PassName::Cse,
@@ -321,11 +325,11 @@ mod tests {
         let default = PipelineRequest::default();
         assert_eq!(
             text(&default, Source::Archive),
-            "canonicalize,cse,canonicalize,cse,dce,prune-args"
+            "canonicalize,evaluate,cse,canonicalize,cse,dce,prune-args"
         );
         assert_eq!(
             text(&default, Source::Text),
-            "chlo-legalize,canonicalize,cse,canonicalize,cse,dce,prune-args"
+            "chlo-legalize,canonicalize,evaluate,cse,canonicalize,cse,dce,prune-args"
         );
         assert_eq!(text(&default, Source::Opt), "chlo-legalize");
         let fused = PipelineRequest {
