@@ -226,6 +226,74 @@ fn merged_leading(
     merged.then(|| from[..k].to_vec())
 }
 
+/// `dot_general` batching over several leading dimensions of both operands, neither of them a
+/// transpose: the product with those dimensions flattened into one, reshaped back (attention's
+/// `[batch, heads]` as `[batch * heads]`, as torch's decomposition and torch_xla write it).
+/// libtpu keeps smaller fusions around the flattened products: the peer Llama goes from 0.961x
+/// torch_xla's bytes accessed and 1.038x its peak memory to 0.984x and 0.994x on v5e. A
+/// transposed operand would be copied to flatten (GPT-2: 1.005x the bytes instead of 0.872x).
+pub(crate) struct DotGeneralOnFlattenedBatch;
+
+impl Pattern for DotGeneralOnFlattenedBatch {
+    fn name(&self) -> &'static str {
+        "dot-general-on-flattened-batch"
+    }
+
+    fn rewrite(&self, rw: &mut Rewriter<'_>, op: OpId) -> bool {
+        let f = rw.function();
+        let OpKind::DotGeneral { dims, precision } = &f.op(op).kind else {
+            return false;
+        };
+        let k = dims.lhs_batching.len();
+        let leading = (0..k as i64).collect::<Vec<_>>();
+        if k < 2 || dims.lhs_batching != leading || dims.rhs_batching != leading {
+            return false;
+        }
+        let operands = f.op(op).operands.clone();
+        let transposed = |v| matches!(rw.producer(v), Some((_, p)) if matches!(p.kind, OpKind::Transpose { .. }));
+        if operands.iter().any(|&v| transposed(v)) {
+            return false;
+        }
+        let Some(shapes) = operands
+            .iter()
+            .map(|&v| static_shape_of(f, v))
+            .collect::<Option<Vec<_>>>()
+        else {
+            return false;
+        };
+        let Some(result_type) = f.value_type(f.op(op).results[0]).as_tensor().cloned() else {
+            return false;
+        };
+        let shift = |d: &[i64]| d.iter().map(|&x| x - (k as i64 - 1)).collect::<Vec<i64>>();
+        let new = OpKind::DotGeneral {
+            dims: DotDims {
+                lhs_batching: vec![0],
+                rhs_batching: vec![0],
+                lhs_contracting: shift(&dims.lhs_contracting),
+                rhs_contracting: shift(&dims.rhs_contracting),
+            },
+            precision: precision.clone(),
+        };
+        let mut b = rw.builder_before(op);
+        let mut flat = Vec::with_capacity(2);
+        for (&operand, shape) in operands.iter().zip(&shapes) {
+            let rows = shape[..k].iter().product::<u64>();
+            let Ok(value) = b.reshape(operand, [vec![rows], shape[k..].to_vec()].concat()) else {
+                return false;
+            };
+            flat.push(value);
+        }
+        let Ok(product) = b.op(new, &flat, Vec::new(), None) else {
+            return false;
+        };
+        let Ok(back) = b.reshape(product[0], result_type.shape.clone()) else {
+            return false;
+        };
+        rw.replace_op(op, &[back]);
+        true
+    }
+}
+
 /// `dot_general(x, w)` without batch dimensions whose `x` has several leading free dimensions
 /// and contracts its last one: the product of `x` flattened to a matrix, reshaped back (a
 /// `linear` on `[batch, sequence, features]` as `[batch * sequence, features]`). libtpu
