@@ -306,7 +306,7 @@ fn roundtrip_suite(args: &Args) -> String {
 // Interpreter cases.
 
 /// What a check op compares its value with.
-#[derive(Debug)]
+#[derive(Clone, Debug)]
 enum Expected {
     /// A constant, `dense<...> : type`.
     Constant(String),
@@ -314,14 +314,14 @@ enum Expected {
     Value(String),
 }
 
-#[derive(Debug)]
+#[derive(Clone, Debug)]
 enum Tolerance {
     Exact,
     Absolute(f64),
     Ulps(u64),
 }
 
-#[derive(Debug)]
+#[derive(Clone, Debug)]
 struct Check {
     value: String,
     ty: String,
@@ -455,15 +455,47 @@ fn parse_check(op: &str, rest: &str) -> Result<Check, String> {
     }
 }
 
-/// The case's module: check ops removed, the function holding them renamed `main` and made to
-/// return what they check.
-fn make_case(split: &str) -> Result<Case, String> {
-    let mut checks = Vec::new();
-    let mut text = String::new();
+/// The span of each function of `text` (from `func.func` to its closing brace, inclusive) and
+/// where its body opens.
+fn function_spans(text: &str) -> Vec<(usize, usize, usize)> {
+    let mut spans = Vec::new();
+    let mut from = 0;
+    while let Some(found) = text[from..].find("func.func") {
+        let start = from + found;
+        let Some(open) = text[start..].find('{').map(|i| start + i) else {
+            break;
+        };
+        let mut depth = 0i64;
+        let mut end = text.len();
+        for (offset, c) in text[open..].char_indices() {
+            match c {
+                '{' => depth += 1,
+                '}' => {
+                    depth -= 1;
+                    if depth == 0 {
+                        end = open + offset + 1;
+                        break;
+                    }
+                }
+                _ => {}
+            }
+        }
+        spans.push((start, open, end));
+        from = end;
+    }
+    spans
+}
+
+/// The modules of a case: one per function holding check ops (most cases have one), with
+/// every check op removed, that function renamed `main` and made to return what its checks
+/// check.
+fn make_cases(split: &str) -> Result<Vec<Case>, String> {
+    let spans = function_spans(split);
+    // (function index, line range of the statement, the check)
+    let mut found: Vec<(usize, (usize, usize), Check)> = Vec::new();
     let mut cursor = 0;
-    let mut function_start = None;
-    while let Some(found) = split[cursor..].find("check.expect_") {
-        let start = cursor + found;
+    while let Some(at) = split[cursor..].find("check.expect_") {
+        let start = cursor + at;
         let end = statement_end(split, start);
         let statement = split[start..end]
             .split_whitespace()
@@ -472,76 +504,83 @@ fn make_case(split: &str) -> Result<Case, String> {
         let (op, rest) = statement["check.".len()..]
             .split_once(' ')
             .ok_or(format!("bad check `{statement}`"))?;
-        checks.push(parse_check(op, rest)?);
+        let function = spans
+            .iter()
+            .position(|&(s, _, e)| s <= start && start < e)
+            .ok_or("a check op outside any function")?;
         let line_start = split[..start].rfind('\n').map_or(0, |i| i + 1);
-        if function_start.is_none() {
-            function_start = split[..start].rfind("func.func");
-        }
-        text.push_str(&split[cursor..line_start]);
+        let line_end = if end < split.len() { end + 1 } else { end };
+        found.push((function, (line_start, line_end), parse_check(op, rest)?));
         cursor = end;
     }
-    text.push_str(&split[cursor..]);
-    let function_start = function_start.ok_or("no check op in a function")?;
-    // The function holding the checks, by its header in the rewritten text.
-    let header_end = text[function_start..]
-        .find('{')
-        .map(|i| function_start + i)
-        .ok_or("no function body")?;
-    let header = &text[function_start..header_end];
-    if !header.contains("()") {
-        return Err(format!(
-            "checking function takes arguments: {}",
-            header.trim()
-        ));
-    }
-    let mut body_end = None;
-    let mut depth = 0i64;
-    for (offset, c) in text[header_end..].char_indices() {
-        match c {
-            '{' => depth += 1,
-            '}' => {
-                depth -= 1;
-                if depth == 0 {
-                    body_end = Some(header_end + offset);
-                    break;
-                }
+    let mut functions: Vec<usize> = found.iter().map(|(f, ..)| *f).collect();
+    functions.dedup();
+    let mut cases = Vec::new();
+    for function in functions {
+        let (start, open, end) = spans[function];
+        if !split[start..open].contains("()") {
+            return Err(format!(
+                "checking function takes arguments: {}",
+                split[start..open].trim()
+            ));
+        }
+        let checks: Vec<&Check> = found
+            .iter()
+            .filter(|(f, ..)| *f == function)
+            .map(|(.., c)| c)
+            .collect();
+        let mut returned: Vec<(&str, &str)> = checks
+            .iter()
+            .map(|c| (c.value.as_str(), c.ty.as_str()))
+            .collect();
+        for check in &checks {
+            if let Expected::Value(other) = &check.expected {
+                returned.push((other, &check.ty));
             }
-            _ => {}
         }
-    }
-    let body_end = body_end.ok_or("unbalanced function body")?;
-    let mut returned: Vec<(String, String)> = Vec::new();
-    for check in &checks {
-        returned.push((check.value.clone(), check.ty.clone()));
-    }
-    for check in &checks {
-        if let Expected::Value(other) = &check.expected {
-            returned.push((other.clone(), check.ty.clone()));
+        let types: Vec<&str> = returned.iter().map(|(_, t)| *t).collect();
+        let values: Vec<&str> = returned.iter().map(|(v, _)| *v).collect();
+        let ret = split[open..end]
+            .rfind("return")
+            .map(|i| open + i)
+            .ok_or("no return in the checking function")?;
+        let ret_start = split[..ret].rfind('\n').map_or(0, |i| i + 1);
+        let ret_end = split[ret..].find('\n').map_or(split.len(), |i| ret + i);
+        // Edits in the split's coordinates: (start, end, replacement).
+        let mut edits: Vec<(usize, usize, String)> = found
+            .iter()
+            .map(|(_, (s, e), _)| (*s, *e, String::new()))
+            .collect();
+        edits.push((
+            start,
+            open,
+            format!("func.func @main() -> ({}) ", types.join(", ")),
+        ));
+        edits.push((
+            ret_start,
+            ret_end,
+            format!("  func.return {} : {}", values.join(", "), types.join(", ")),
+        ));
+        edits.sort_by_key(|(s, ..)| *s);
+        let mut module = String::new();
+        let mut at = 0;
+        for (s, e, replacement) in edits {
+            module.push_str(&split[at..s]);
+            module.push_str(&replacement);
+            at = e;
         }
+        module.push_str(&split[at..]);
+        let checks = found
+            .iter()
+            .filter(|(f, ..)| *f == function)
+            .map(|(.., c)| c.clone())
+            .collect();
+        cases.push(Case { module, checks });
     }
-    let types: Vec<&str> = returned.iter().map(|(_, t)| t.as_str()).collect();
-    let values: Vec<&str> = returned.iter().map(|(v, _)| v.as_str()).collect();
-    let body = &text[header_end..body_end];
-    let Some(ret) = body.rfind("return") else {
-        return Err("no return in the checking function".into());
-    };
-    let ret_start = body[..ret].rfind('\n').map_or(0, |i| i + 1);
-    let ret_end = body[ret..].find('\n').map_or(body.len(), |i| ret + i);
-    let new_body = format!(
-        "{}  func.return {} : {}{}",
-        &body[..ret_start],
-        values.join(", "),
-        types.join(", "),
-        &body[ret_end..]
-    );
-    let module = format!(
-        "{}func.func @main() -> ({}) {}{}",
-        &text[..function_start],
-        types.join(", "),
-        new_body,
-        &text[body_end..]
-    );
-    Ok(Case { module, checks })
+    if cases.is_empty() {
+        return Err("no check op".into());
+    }
+    Ok(cases)
 }
 
 /// A decoded element, for comparisons.
@@ -852,21 +891,25 @@ fn interpret_suite(args: &Args) -> String {
                 continue;
             }
             total += 1;
-            let outcome = make_case(&split).and_then(|case| {
-                let file = scratch.path().join(format!("case{total}.mlir"));
-                std::fs::write(&file, &case.module).expect("write the case");
-                if let Some(keep) = &args.keep {
-                    std::fs::create_dir_all(keep).expect("create --keep");
-                    let kept = keep.join(name.replace(['/', ':'], "_"));
-                    std::fs::write(kept, &case.module).expect("write to --keep");
-                }
-                let outputs = tpuc_run(args, scratch.path(), &file, &format!("{total}a"))?;
-                compare(&case, &outputs)?;
-                if args.twice {
-                    let again = tpuc_run(args, scratch.path(), &file, &format!("{total}b"))
-                        .map_err(|e| format!("second run (from the cache): {e}"))?;
-                    compare(&case, &again)
-                        .map_err(|e| format!("second run (from the cache): {e}"))?;
+            let outcome = make_cases(&split).and_then(|cases| {
+                for (part, case) in cases.iter().enumerate() {
+                    let tag = format!("{total}-{part}");
+                    let file = scratch.path().join(format!("case{tag}.mlir"));
+                    std::fs::write(&file, &case.module).expect("write the case");
+                    if let Some(keep) = &args.keep {
+                        std::fs::create_dir_all(keep).expect("create --keep");
+                        let kept =
+                            keep.join(format!("{}-{part}.mlir", name.replace(['/', ':'], "_")));
+                        std::fs::write(kept, &case.module).expect("write to --keep");
+                    }
+                    let outputs = tpuc_run(args, scratch.path(), &file, &format!("{tag}a"))?;
+                    compare(case, &outputs)?;
+                    if args.twice {
+                        let again = tpuc_run(args, scratch.path(), &file, &format!("{tag}b"))
+                            .map_err(|e| format!("second run (from the cache): {e}"))?;
+                        compare(case, &again)
+                            .map_err(|e| format!("second run (from the cache): {e}"))?;
+                    }
                 }
                 Ok(())
             });

@@ -546,6 +546,16 @@ fn contractions() -> Function {
                 &[spectrum],
                 f32s(&[2, 4, 5]),
             );
+            b.one(
+                OpKind::TriangularSolve {
+                    left_side: false,
+                    lower: true,
+                    unit_diagonal: true,
+                    transpose_a: Transpose::Adjoint,
+                },
+                &[a[2], a[2]],
+                f32s(&[1, 3, 8, 8]),
+            );
             vec![out]
         },
     )

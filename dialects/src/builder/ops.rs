@@ -6,7 +6,7 @@ use super::{Builder, CustomCallOptions, IntoShape, RegionBody};
 use crate::attr::{
     ChannelHandle, CollectiveAttrs, ComparisonDirection, ComparisonType, ConvAttrs, DotDims,
     FftType, GatherDims, NamedAttrs, PrecisionConfig, RngAlgorithm, ScatterDims, TensorSharding,
-    WindowAttrs,
+    Transpose, WindowAttrs,
 };
 use crate::dense::DenseElements;
 use crate::error::{IrError, Result};
@@ -638,6 +638,27 @@ impl<F: BorrowMut<Function>> Builder<F> {
             fft_length: fft_length.to_vec(),
         };
         self.op1(kind, &[operand], Vec::new(), None)
+    }
+
+    /// Solves `op(a) x = b` (`left_side`) or `x op(a) = b` for `x`, reading `a` from its lower
+    /// (`lower`) or upper triangle, its diagonal taken as ones if `unit_diagonal`; `op` is
+    /// `transpose_a`. Leading dimensions are batch dimensions.
+    pub fn triangular_solve(
+        &mut self,
+        a: Value,
+        b: Value,
+        left_side: bool,
+        lower: bool,
+        unit_diagonal: bool,
+        transpose_a: Transpose,
+    ) -> Result<Value> {
+        let kind = OpKind::TriangularSolve {
+            left_side,
+            lower,
+            unit_diagonal,
+            transpose_a,
+        };
+        self.op1(kind, &[a, b], Vec::new(), None)
     }
 
     /// Returns (output_state, output).

@@ -12,6 +12,7 @@ mod control;
 mod elementwise;
 mod fft;
 mod index;
+mod linalg;
 mod ragged_dot;
 mod reduce;
 mod shape;
@@ -214,6 +215,7 @@ fn infer(sig: &OpSig<'_>) -> InferResult<Vec<Type>> {
             fft_type,
             fft_length,
         } => fft::fft(*fft_type, fft_length, ops),
+        OpKind::TriangularSolve { left_side, .. } => linalg::triangular_solve(*left_side, ops),
         OpKind::Reduce { dimensions } => reduce::reduce(dimensions, ops, sig.regions),
         OpKind::ReduceWindow(window) => reduce::reduce_window(window, ops, sig.regions),
         OpKind::SelectAndScatter {

@@ -4,7 +4,7 @@
 use crate::attr::{
     Attribute, ChannelHandle, ComparisonDirection, ComparisonType, ConvDims, CustomCallApiVersion,
     DotDims, FftType, GatherDims, NamedAttrs, Precision, RaggedDotDims, RngAlgorithm, ScatterDims,
-    TensorSharding,
+    TensorSharding, Transpose,
 };
 use crate::dense::DenseElements;
 
@@ -37,6 +37,7 @@ enum_attrs!(
     FftType => super::attr_name::FFT_TYPE,
     Precision => "precision",
     RngAlgorithm => super::attr_name::RNG_ALGORITHM,
+    Transpose => "transpose",
 );
 
 /// A struct whose fields are separate attributes of its op; `without` names fields the op

@@ -6,7 +6,7 @@ use super::{BinaryOp, ChloBinaryOp, ChloBroadcastOp, ChloUnaryOp, UnaryOp};
 use crate::attr::{
     Attribute, ChannelHandle, CollectiveAttrs, ComparisonDirection, ComparisonType, ConvAttrs,
     CustomCallApiVersion, DotDims, FftType, GatherDims, NamedAttrs, PrecisionConfig, RaggedDotDims,
-    RngAlgorithm, ScatterDims, TensorSharding, WindowAttrs,
+    RngAlgorithm, ScatterDims, TensorSharding, Transpose, WindowAttrs,
 };
 use crate::dense::DenseElements;
 
@@ -127,6 +127,15 @@ define_ops! {
             fft_length: Vec<i64> = FFT_LENGTH as i64_array,
         } => "stablehlo.fft",
             operands 1, results 1, syntax Fft, fold None, sharding Fft;
+        /// (a, b): solves `op(a) x = b` (or `x op(a) = b`) for triangular `a`, batched over the
+        /// leading dimensions
+        TriangularSolve {
+            left_side: bool = LEFT_SIDE as bool,
+            lower: bool = LOWER as bool,
+            unit_diagonal: bool = UNIT_DIAGONAL as bool,
+            transpose_a: Transpose = TRANSPOSE_A as enumerant,
+        } => "stablehlo.triangular_solve",
+            operands 2, results 1, syntax Generic, fold None, sharding None;
         /// (inputs..., init_values...) with region `body`
         Reduce { dimensions: Vec<i64> = DIMENSIONS as i64_array } => "stablehlo.reduce",
             operands (at least 2), results (at least 1), syntax Reduce, fold None, sharding Reduce,
