@@ -753,6 +753,24 @@ fn convert_cases() -> Vec<Case> {
             c64s(&[2], &[(1.5, 0.0), (-0.0, 0.0)]),
         ),
         convert(
+            "convert complex<f32> -> f32 (the imaginary part is dropped)",
+            c64s(&[3], &[(1.5, 2.0), (-0.0, 1.0), (-3.25, -7.0)]),
+            ElementType::F32,
+            f32s(&[3], &[1.5, -0.0, -3.25]),
+        ),
+        convert(
+            "convert complex<f32> -> i32 (the real part, truncated)",
+            c64s(&[3], &[(2.7, 9.0), (-2.7, 0.0), (0.0, 1.0)]),
+            ElementType::I32,
+            i32s(&[3], &[2, -2, 0]),
+        ),
+        convert(
+            "convert complex<f32> -> i1 (the real part is nonzero)",
+            c64s(&[3], &[(0.0, 1.0), (-1.0, 0.0), (0.5, 0.0)]),
+            ElementType::I1,
+            bools(&[3], &[false, true, true]),
+        ),
+        convert(
             "convert ui32 -> f32",
             u32s(&[2], &[0xFFFF_FFFF, 1]),
             ElementType::F32,
