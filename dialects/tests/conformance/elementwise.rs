@@ -449,6 +449,58 @@ pub fn binary_cases() -> Vec<Case> {
             exact(f64s(&[2], &[1.0 / 3.0, f64::NEG_INFINITY])),
         ),
         binary(
+            "add_i1 (logical or, as the spec says; tpuc legalizes XLA's xor away)",
+            Add,
+            bools(&[4], &[false, false, true, true]),
+            bools(&[4], &[false, true, false, true]),
+            exact(bools(&[4], &[false, true, true, true])),
+        ),
+        binary(
+            "maximum_complex (lexicographic on (real, imaginary), legalized for XLA)",
+            Maximum,
+            c64s(
+                &[5],
+                &[(1.5, 2.5), (1.5, 7.5), (0.0, 1.5), (0.0, 1.5), (-1.0, 9.0)],
+            ),
+            c64s(
+                &[5],
+                &[
+                    (7.5, 1.5),
+                    (1.5, 2.5),
+                    (-0.0, 2.5),
+                    (0.0, 1.5),
+                    (-2.0, -9.0),
+                ],
+            ),
+            // Equal real parts (0 and -0 included) leave it to the imaginary parts.
+            exact(c64s(
+                &[5],
+                &[(7.5, 1.5), (1.5, 7.5), (-0.0, 2.5), (0.0, 1.5), (-1.0, 9.0)],
+            )),
+        ),
+        binary(
+            "minimum_complex (lexicographic on (real, imaginary), legalized for XLA)",
+            Minimum,
+            c64s(
+                &[5],
+                &[(1.5, 2.5), (1.5, 7.5), (0.0, 1.5), (0.0, 1.5), (-1.0, 9.0)],
+            ),
+            c64s(
+                &[5],
+                &[
+                    (7.5, 1.5),
+                    (1.5, 2.5),
+                    (-0.0, 2.5),
+                    (0.0, 1.5),
+                    (-2.0, -9.0),
+                ],
+            ),
+            exact(c64s(
+                &[5],
+                &[(1.5, 2.5), (1.5, 2.5), (0.0, 1.5), (0.0, 1.5), (-2.0, -9.0)],
+            )),
+        ),
+        binary(
             "multiply_complex",
             Multiply,
             c64s(&[2], &[(1.0, 2.0), (0.0, 1.0)]),

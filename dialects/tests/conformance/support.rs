@@ -1,6 +1,7 @@
 //! The plumbing every conformance case goes through: host arrays, expectations, the plugins
 //! (loaded once per process) and the pipeline build → verify → print → parse → print →
-//! compile and run on XLA:CPU → compare → compile for `v5e:2x2`.
+//! legalize for XLA (`tpuc_ir::legalize`) → compile and run on XLA:CPU → compare → compile
+//! for `v5e:2x2`.
 
 use std::fmt::Write as _;
 use std::sync::OnceLock;
@@ -610,6 +611,8 @@ fn pipeline(
     ] {
         round_trip(&module, style, failures);
     }
+    // What tpuc hands to plugins: the spec's answer where XLA departs from it.
+    tpuc_ir::legalize::for_xla(&mut module).map_err(|e| format!("legalize: {e:?}"))?;
     // The canonical text tpuc hands to PJRT, and the text people read (with its locations).
     let generic = print::generic(&module, &PrintOptions::default());
     let pretty = print::pretty(
