@@ -7,6 +7,9 @@
 //! - `maximum` and `minimum` of complex numbers: the spec orders `(real, imaginary)` pairs
 //!   lexicographically; XLA does not. Become a `select` between the operands on that order
 //!   (the real parts compared first, the imaginary parts when the real parts are equal).
+//! - `bitcast_convert` to or from `i1`: the spec's `i1` is one bit, so `W` booleans (the last
+//!   dimension, least significant bit first) make one `W`-bit element; XLA counts a boolean
+//!   as a byte. Becomes shifts of the bits through the unsigned integer type of `W` bits.
 
 use crate::attr::ComparisonDirection;
 use crate::builder::OpBuilder;
@@ -14,7 +17,7 @@ use crate::error::Result;
 use crate::function::{Function, InsertPoint};
 use crate::module::Module;
 use crate::op::{BinaryOp, OpKind};
-use crate::types::Type;
+use crate::types::{ElementType, TensorType, Type};
 
 /// Applies every rewrite to every function of `module`.
 pub fn for_xla(module: &mut Module) -> Result<()> {
@@ -33,6 +36,10 @@ fn element_of(function: &Function, op: crate::OpId) -> Option<crate::ElementType
 
 fn for_xla_function(function: &mut Function) -> Result<()> {
     for op in function.walk() {
+        if function.op(op).kind == OpKind::BitcastConvert {
+            bitcast_bits(function, op)?;
+            continue;
+        }
         let OpKind::Binary(binary) = function.op(op).kind else {
             continue;
         };
@@ -65,5 +72,82 @@ fn for_xla_function(function: &mut Function) -> Result<()> {
             _ => {}
         }
     }
+    Ok(())
+}
+
+/// The unsigned integer type of `bits` bits.
+fn unsigned_of_width(bits: u32) -> Option<ElementType> {
+    Some(match bits {
+        4 => ElementType::UI4,
+        8 => ElementType::UI8,
+        16 => ElementType::UI16,
+        32 => ElementType::UI32,
+        64 => ElementType::UI64,
+        _ => return None,
+    })
+}
+
+fn static_tensor(function: &Function, value: crate::Value) -> Option<TensorType> {
+    match function.value_type(value) {
+        Type::Tensor(tensor) if tensor.static_shape().is_some() => Some(tensor.clone()),
+        _ => None,
+    }
+}
+
+/// `bitcast_convert` between `W` booleans and one `W`-bit element, through shifts.
+fn bitcast_bits(function: &mut Function, op: crate::OpId) -> Result<()> {
+    let operand = function.op(op).operands[0];
+    let (Some(from), Some(to)) = (
+        static_tensor(function, operand),
+        static_tensor(function, function.op(op).results[0]),
+    ) else {
+        return Ok(());
+    };
+    let location = function.op(op).location.clone();
+    let replacement = match (from.element.is_bool(), to.element.is_bool()) {
+        // [..., W] x i1 -> [...] x T: each boolean shifted to its bit, or-ed together.
+        (true, false) => {
+            let Some(unsigned) = unsigned_of_width(to.element.bit_width()) else {
+                return Ok(());
+            };
+            let bits = from.with_element(unsigned);
+            let last = from.rank() as i64 - 1;
+            let mut b = OpBuilder::at(function, InsertPoint::Before(op), location);
+            let widened = b.convert(operand, unsigned)?;
+            let positions = b.iota(bits, last)?;
+            let shifted = b.shift_left(widened, positions)?;
+            let zero = b.splat_i64(unsigned, Vec::<u64>::new(), 0)?;
+            let word = b.reduce_with(BinaryOp::Or, shifted, zero, &[last])?;
+            if unsigned == to.element {
+                word
+            } else {
+                b.bitcast_convert(word, to)?
+            }
+        }
+        // [...] x T -> [..., W] x i1: bit i of each element is boolean i.
+        (false, true) => {
+            let Some(unsigned) = unsigned_of_width(from.element.bit_width()) else {
+                return Ok(());
+            };
+            let bits = to.with_element(unsigned);
+            let last = to.rank() as i64 - 1;
+            let shape = to.static_shape().expect("static");
+            let dims: Vec<i64> = (0..last).collect();
+            let mut b = OpBuilder::at(function, InsertPoint::Before(op), location);
+            let word = if unsigned == from.element {
+                operand
+            } else {
+                b.bitcast_convert(operand, from.with_element(unsigned))?
+            };
+            let spread = b.broadcast_in_dim(word, &dims, shape.clone())?;
+            let positions = b.iota(bits, last)?;
+            let shifted = b.shift_right_logical(spread, positions)?;
+            let one = b.splat_i64(unsigned, shape, 1)?;
+            let bit = b.and(shifted, one)?;
+            b.convert(bit, ElementType::I1)?
+        }
+        _ => return Ok(()),
+    };
+    function.replace_op(op, &[replacement]);
     Ok(())
 }

@@ -878,6 +878,39 @@ fn convert_cases() -> Vec<Case> {
                 )?])
             },
         ),
+        case(
+            "bitcast_convert ui8 -> 8 x i1 (one bit each, least significant first; legalized)",
+            vec![u8s(&[2], &[0b1000_0101, 0xF0])],
+            vec![exact(bools(
+                &[2, 8],
+                &[
+                    true, false, true, false, false, false, false, true, //
+                    false, false, false, false, true, true, true, true,
+                ],
+            ))],
+            |b, a| {
+                Ok(vec![b.bitcast_convert(
+                    a[0],
+                    TensorType::of(&[2, 8], ElementType::I1),
+                )?])
+            },
+        ),
+        case(
+            "bitcast_convert 32 x i1 -> f32 (legalized)",
+            vec![bools(
+                &[32],
+                &(0..32)
+                    .map(|i| (0x3F80_0001u32 >> i) & 1 == 1)
+                    .collect::<Vec<_>>(),
+            )],
+            vec![exact(f32s(&[], &[f32::from_bits(0x3F80_0001)]))],
+            |b, a| {
+                Ok(vec![b.bitcast_convert(
+                    a[0],
+                    TensorType::of(&[], ElementType::F32),
+                )?])
+            },
+        ),
     ]
 }
 

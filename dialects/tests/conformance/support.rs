@@ -711,27 +711,16 @@ fn on_cpu(case: &Case, text: &str) -> std::result::Result<Option<Vec<Vec<Host>>>
             ));
         }
     };
-    let buffers = case
-        .inputs
-        .iter()
-        .enumerate()
-        .map(|(device, inputs)| {
-            inputs
-                .iter()
-                .map(|h| client.buffer_from_host(&h.bytes, h.pjrt_type(), &h.dims(), device))
-                .collect::<tpuc_pjrt::Result<Vec<_>>>()
-        })
-        .collect::<tpuc_pjrt::Result<Vec<_>>>()
-        .map_err(|e| format!("transfer: {e}"))?;
-    let refs: Vec<Vec<&tpuc_pjrt::Buffer>> = buffers.iter().map(|b| b.iter().collect()).collect();
-    let lists: Vec<&[&tpuc_pjrt::Buffer]> = refs.iter().map(Vec::as_slice).collect();
-    let outputs = executable
-        .execute(&lists)
-        .map_err(|e| format!("execute: {e}"))?;
-    let outputs = outputs
-        .iter()
-        .map(|device| device.iter().map(to_host).collect())
-        .collect::<std::result::Result<Vec<Vec<Host>>, String>>()?;
+    // As the compile cache stores it (serialized right after compiling) and hands it out
+    // (loaded again), it computes the same bytes.
+    let reloaded = executable
+        .serialize()
+        .and_then(|bytes| client.deserialize(&bytes))
+        .map_err(|e| format!("serialize and load again: {e}"))?;
+    let outputs = execute(case, &executable)?;
+    if execute(case, &reloaded)? != outputs {
+        return Err("the executable loaded again computes other bytes".to_string());
+    }
     let mut problems = Vec::new();
     for (device, (got, want)) in outputs.iter().zip(&case.expected).enumerate() {
         if got.len() != want.len() {
@@ -800,6 +789,35 @@ fn pjrt_type(element: ElementType) -> PjrtType {
         ElementType::ComplexF32 => PjrtType::C64,
         ElementType::ComplexF64 => PjrtType::C128,
     }
+}
+
+/// Runs `executable` on the case's inputs, one list per device.
+fn execute(
+    case: &Case,
+    executable: &tpuc_pjrt::LoadedExecutable,
+) -> std::result::Result<Vec<Vec<Host>>, String> {
+    let client = cpu();
+    let buffers = case
+        .inputs
+        .iter()
+        .enumerate()
+        .map(|(device, inputs)| {
+            inputs
+                .iter()
+                .map(|h| client.buffer_from_host(&h.bytes, h.pjrt_type(), &h.dims(), device))
+                .collect::<tpuc_pjrt::Result<Vec<_>>>()
+        })
+        .collect::<tpuc_pjrt::Result<Vec<_>>>()
+        .map_err(|e| format!("transfer: {e}"))?;
+    let refs: Vec<Vec<&tpuc_pjrt::Buffer>> = buffers.iter().map(|b| b.iter().collect()).collect();
+    let lists: Vec<&[&tpuc_pjrt::Buffer]> = refs.iter().map(Vec::as_slice).collect();
+    let outputs = executable
+        .execute(&lists)
+        .map_err(|e| format!("execute: {e}"))?;
+    outputs
+        .iter()
+        .map(|device| device.iter().map(to_host).collect())
+        .collect::<std::result::Result<Vec<Vec<Host>>, String>>()
 }
 
 fn on_tpu(case: &Case, text: &str) -> std::result::Result<(), String> {
