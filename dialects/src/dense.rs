@@ -38,7 +38,17 @@ impl DenseElements {
         let count = ty.num_elements().ok_or_else(|| {
             IrError::constant(format!("constant type {ty} must have a static shape"))
         })?;
-        if bytes.len() == width && count >= 1 {
+        if count == 0 && bytes.len() <= width {
+            // A tensor without elements holds nothing, written `dense<>` or as a splat.
+            if !bytes.is_empty() {
+                check_element(ty.element, &bytes)?;
+            }
+            return Ok(Self {
+                bytes: Vec::new(),
+                splat: false,
+            });
+        }
+        if bytes.len() == width {
             return Self::splat_bytes(ty.element, bytes);
         }
         if count.checked_mul(width as u64) != Some(bytes.len() as u64) {

@@ -943,6 +943,8 @@ fn constant_cases() -> Vec<Case> {
             f64s(&[4], &[f64::NAN, -0.0, f64::NEG_INFINITY, 5e-324]),
         ),
         ("i16 dense", i16s(&[3], &[-32768, 32767, -1])),
+        ("i32 without elements", i32s(&[2, 0], &[])),
+        ("f32 without elements", f32s(&[2, 0, 3], &[])),
         (
             "f8E4M3FN dense (448 is its largest value)",
             host_of(&[4], ElementType::F8E4M3FN, &[0.1, 448.0, -2.0, f64::NAN]),
