@@ -51,7 +51,8 @@ pub fn npy_dtype(dtype: DType) -> Option<Dtype> {
         | DType::F8E4M3FNUZ
         | DType::F8E5M2FNUZ
         | DType::F8E8M0FNU
-        | DType::I4 => return None,
+        | DType::I4
+        | DType::U4 => return None,
     })
 }
 
@@ -82,7 +83,7 @@ impl HostTensor<'_> {
     }
 
     /// The tensor as a `.npy` array. Types numpy lacks are widened exactly: bfloat16 and the
-    /// float8 types to float32, int4 to int8; `None` for complex32.
+    /// float8 types to float32, int4 to int8, uint4 to uint8; `None` for complex32.
     pub fn to_npy(&self) -> Option<Array> {
         let shape = self.shape.iter().map(|&d| d.max(0) as usize).collect();
         let array = match (self.dtype, npy_dtype(self.dtype)) {
@@ -95,6 +96,11 @@ impl HostTensor<'_> {
                     .iter()
                     .map(|&b| (((b << 4) as i8) >> 4) as u8)
                     .collect(),
+            ),
+            (DType::U4, _) => Array::new(
+                Dtype::U8,
+                shape,
+                self.bytes.iter().map(|&b| b & 0x0f).collect(),
             ),
             (_, Some(dtype)) => Array::new(dtype, shape, self.bytes.to_vec()),
             (dtype, None) => {
@@ -214,6 +220,9 @@ mod tests {
             .unwrap();
         assert_eq!(int4.dtype(), Dtype::I8);
         assert_eq!(int4.to_f64(), [-8.0, 7.0, -1.0, -7.0]);
+        let uint4 = tensor(DType::U4, &[0x0f, 0x00, 0x07]).to_npy().unwrap();
+        assert_eq!(uint4.dtype(), Dtype::U8);
+        assert_eq!(uint4.to_f64(), [15.0, 0.0, 7.0]);
         // e4m3fn: 0x38 is 1.0, 0xC4 is -3.0, 0x7F NaN, 0x01 the smallest subnormal (2^-9).
         let f8 = tensor(DType::F8E4M3FN, &[0x38, 0xc4, 0x7f, 0x01])
             .to_npy()

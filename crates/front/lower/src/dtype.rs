@@ -11,6 +11,7 @@ pub(crate) fn element_type(dtype: DType) -> OpResult<ElementType> {
         DType::Bool => ElementType::I1,
         DType::U8 => ElementType::UI8,
         DType::I4 => ElementType::I4,
+        DType::U4 => ElementType::UI4,
         DType::I8 => ElementType::I8,
         DType::I16 => ElementType::I16,
         DType::I32 => ElementType::I32,
@@ -42,6 +43,7 @@ pub(crate) fn dtype_of(element: ElementType) -> OpResult<DType> {
         ElementType::I1 => DType::Bool,
         ElementType::UI8 => DType::U8,
         ElementType::I4 => DType::I4,
+        ElementType::UI4 => DType::U4,
         ElementType::I8 => DType::I8,
         ElementType::I16 => DType::I16,
         ElementType::I32 => DType::I32,
@@ -68,6 +70,7 @@ pub(crate) fn is_integral(dtype: DType) -> bool {
         dtype,
         DType::U8
             | DType::I4
+            | DType::U4
             | DType::I8
             | DType::I16
             | DType::I32
