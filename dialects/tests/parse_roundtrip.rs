@@ -547,6 +547,14 @@ fn contractions() -> Function {
                 f32s(&[2, 4, 5]),
             );
             b.one(
+                OpKind::ReducePrecision {
+                    exponent_bits: 5,
+                    mantissa_bits: 2,
+                },
+                &[out],
+                f32s(&[2, 4, 5]),
+            );
+            b.one(
                 OpKind::TriangularSolve {
                     left_side: false,
                     lower: true,

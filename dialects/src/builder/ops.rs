@@ -661,6 +661,21 @@ impl<F: BorrowMut<Function>> Builder<F> {
         self.op1(kind, &[a, b], Vec::new(), None)
     }
 
+    /// Each element rounded to a float format of `exponent_bits` and `mantissa_bits` (the
+    /// result keeps the operand's type).
+    pub fn reduce_precision(
+        &mut self,
+        operand: Value,
+        exponent_bits: i32,
+        mantissa_bits: i32,
+    ) -> Result<Value> {
+        let kind = OpKind::ReducePrecision {
+            exponent_bits,
+            mantissa_bits,
+        };
+        self.op1(kind, &[operand], Vec::new(), None)
+    }
+
     /// Returns (output_state, output).
     pub fn rng_bit_generator(
         &mut self,

@@ -182,6 +182,10 @@ fn infer(sig: &OpSig<'_>) -> InferResult<Vec<Type>> {
         OpKind::Clamp => elementwise::clamp(ops),
         OpKind::Convert => elementwise::convert(ops, sig.declared),
         OpKind::BitcastConvert => elementwise::bitcast_convert(ops, sig.declared),
+        OpKind::ReducePrecision {
+            exponent_bits,
+            mantissa_bits,
+        } => elementwise::reduce_precision(*exponent_bits, *mantissa_bits, ops),
         OpKind::Constant(data) => shape::constant(data, sig.declared),
         OpKind::Iota { dimension } => shape::iota(*dimension, sig.declared),
         OpKind::BroadcastInDim { dims } => shape::broadcast_in_dim(dims, ops, sig.declared),

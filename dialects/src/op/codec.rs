@@ -68,6 +68,8 @@ pub trait AttrWriter: Sized {
     fn count(&mut self, name: &'static str, value: &u64);
     /// `N : i32`, left out when 0.
     fn opt_i32(&mut self, name: &'static str, value: &i32);
+    /// `N : i32`, always written.
+    fn i32(&mut self, name: &'static str, value: &i32);
     fn f32(&mut self, name: &'static str, value: &f32);
     fn i64_array(&mut self, name: &'static str, value: &[i64]);
     fn opt_i64_array(&mut self, name: &'static str, value: &[i64]);
@@ -126,6 +128,7 @@ pub trait AttrReader: Sized {
     fn int_or(&mut self, name: &'static str, default: i64) -> Result<i64, Self::Error>;
     fn count(&mut self, name: &'static str) -> Result<u64, Self::Error>;
     fn opt_i32(&mut self, name: &'static str) -> Result<i32, Self::Error>;
+    fn i32(&mut self, name: &'static str) -> Result<i32, Self::Error>;
     fn f32(&mut self, name: &'static str) -> Result<f32, Self::Error>;
     fn i64_array(&mut self, name: &'static str) -> Result<Vec<i64>, Self::Error>;
     fn opt_i64_array(&mut self, name: &'static str) -> Result<Vec<i64>, Self::Error>;

@@ -58,6 +58,8 @@ pub enum Syntax {
     Fft,
     /// `op %s, algorithm = A : (T) -> (T, U)`.
     RngBitGenerator,
+    /// `op %a, format = eXmY : T`.
+    ReducePrecision,
     /// `op : T`: no operands, one result.
     ResultType,
     /// `return %a : T` (`func.return`, `stablehlo.return`).

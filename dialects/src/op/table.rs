@@ -54,6 +54,13 @@ define_ops! {
         Convert => "stablehlo.convert",
             operands 1, results 1, syntax Elementwise, fold Elementwise, sharding Elementwise,
             traits [elementwise];
+        /// (operand): each element rounded to `exponent_bits` and `mantissa_bits`
+        ReducePrecision {
+            exponent_bits: i32 = EXPONENT_BITS as i32,
+            mantissa_bits: i32 = MANTISSA_BITS as i32,
+        } => "stablehlo.reduce_precision",
+            operands 1, results 1, syntax ReducePrecision, fold None, sharding Elementwise,
+            traits [elementwise];
         BitcastConvert => "stablehlo.bitcast_convert",
             operands 1, results 1, syntax Functional, fold Identity, sharding Bitcast;
         /// () -> result; the data's shape and element type are the result type's.

@@ -370,7 +370,8 @@ impl Parser<'_> {
             | Syntax::Pad
             | Syntax::DotGeneral
             | Syntax::Fft
-            | Syntax::RngBitGenerator => self.custom_common(f, block, name, opcode, syntax, span),
+            | Syntax::RngBitGenerator
+            | Syntax::ReducePrecision => self.custom_common(f, block, name, opcode, syntax, span),
         }
     }
 
@@ -571,6 +572,39 @@ impl Parser<'_> {
                             attr_name::FFT_LENGTH.to_string(),
                             self.synthesized(AttrValue::I64Array(values), at),
                         ));
+                    }
+                    "format" if syntax == Syntax::ReducePrecision => {
+                        let (value, start, end) = self.c.ident("as the format `eXmY`")?;
+                        let bits = value
+                            .strip_prefix('e')
+                            .and_then(|rest| rest.split_once('m'))
+                            .and_then(|(e, m)| {
+                                Some((e.parse::<i32>().ok()?, m.parse::<i32>().ok()?))
+                            });
+                        let Some((exponent, mantissa)) = bits else {
+                            return Err(self.c.error_at(
+                                start,
+                                end,
+                                format!(
+                                    "expected a format `eXmY` (such as e5m10), found `{value}`"
+                                ),
+                            ));
+                        };
+                        for (attr, bits) in [
+                            (attr_name::EXPONENT_BITS, exponent),
+                            (attr_name::MANTISSA_BITS, mantissa),
+                        ] {
+                            attrs.push((
+                                attr.to_string(),
+                                self.synthesized(
+                                    AttrValue::Int {
+                                        value: bits.into(),
+                                        ty: Some(crate::types::ElementType::I32),
+                                    },
+                                    at,
+                                ),
+                            ));
+                        }
                     }
                     "algorithm" if syntax == Syntax::RngBitGenerator => {
                         let (value, _, _) = self.c.ident("as the RNG algorithm")?;

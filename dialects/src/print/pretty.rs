@@ -380,6 +380,19 @@ impl Printer<'_> {
                     sig.functional()
                 )
             }
+            Syntax::ReducePrecision => {
+                let OpKind::ReducePrecision {
+                    exponent_bits,
+                    mantissa_bits,
+                } = &op.kind
+                else {
+                    return false;
+                };
+                format!(
+                    "{name} {args}, format = e{exponent_bits}m{mantissa_bits}{attrs} : {}",
+                    sig.same_or_functional()
+                )
+            }
             Syntax::RngBitGenerator => {
                 let OpKind::RngBitGenerator { algorithm } = &op.kind else {
                     return false;

@@ -879,6 +879,26 @@ fn convert_cases() -> Vec<Case> {
             },
         ),
         case(
+            "reduce_precision f32 to e5m10 (f16's range and precision, kept in f32)",
+            vec![f32s(&[5], &[0.1, 65520.0, 1e-8, -2.5, f32::NAN])],
+            vec![exact(f32s(
+                &[5],
+                &[0.099_975_586, f32::INFINITY, 0.0, -2.5, f32::NAN],
+            ))],
+            |b, a| Ok(vec![b.reduce_precision(a[0], 5, 10)?]),
+        ),
+        case(
+            "reduce_precision f64 to e8m7 (bf16, ties to even)",
+            vec![f64s(&[3], &[1.0 + 1.0 / 256.0, 1.0 + 3.0 / 256.0, 1e39])],
+            // 1e39 is beyond e8m7's largest value (about 3.39e38): infinity.
+            vec![exact(f64s(&[3], &[1.0, 1.015_625, f64::INFINITY]))],
+            |b, a| Ok(vec![b.reduce_precision(a[0], 8, 7)?]),
+        )
+        // TPUs have no f64; libtpu rewrites f64 ops, but not this one.
+        .tpu(Tpu::Rejects(
+            "XLA encountered an HLO for which this rewriting is not implemented",
+        )),
+        case(
             "bitcast_convert ui8 -> 8 x i1 (one bit each, least significant first; legalized)",
             vec![u8s(&[2], &[0b1000_0101, 0xF0])],
             vec![exact(bools(
