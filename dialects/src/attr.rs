@@ -63,6 +63,14 @@ keyword_enum!(
 );
 
 keyword_enum!(
+    /// `#stablehlo<rng_distribution ...>`: the distribution `stablehlo.rng` draws from.
+    RngDistribution {
+        Uniform => "UNIFORM",
+        Normal => "NORMAL",
+    }
+);
+
+keyword_enum!(
     /// `#stablehlo<rng_algorithm ...>`
     RngAlgorithm {
         Default => "DEFAULT",

@@ -543,7 +543,7 @@ const CASES: &[Case] = &[
             let x = a[1];
             b.case(a[0], 2, |_, _| Ok(vec![x])).map(|r| r[0])
         },
-        expect: Err("index must be a tensor<i32>"),
+        expect: Err("the index operand must be a tensor<i32>"),
     },
     // Collectives and the rest.
     Case {

@@ -16,6 +16,7 @@ mod linalg;
 mod ragged_dot;
 mod reduce;
 mod shape;
+mod tuple;
 
 pub(crate) use elementwise::default_compare_type;
 
@@ -290,6 +291,22 @@ fn infer(sig: &OpSig<'_>) -> InferResult<Vec<Type>> {
         OpKind::DynamicPad => shape::dynamic_pad(ops, sig.declared),
         OpKind::RealDynamicSlice => shape::real_dynamic_slice(ops, sig.declared),
         OpKind::Return | OpKind::RegionReturn => Ok(Vec::new()),
+        OpKind::Tuple => Ok(vec![Type::Tuple(ops.to_vec())]),
+        OpKind::GetTupleElement { index } => tuple::get_tuple_element(*index, ops),
+        OpKind::CreateToken => Ok(vec![Type::Token]),
+        OpKind::AfterAll => tuple::after_all(ops),
+        OpKind::Broadcast { sizes } => shape::broadcast(sizes, ops),
+        OpKind::SetDimensionSize { dimension } => {
+            shape::set_dimension_size(*dimension, ops, sig.declared)
+        }
+        OpKind::Rng { .. } | OpKind::Einsum { .. } | OpKind::UnaryEinsum { .. } => {
+            Ok(declared(sig.declared)?.to_vec())
+        }
+        OpKind::BatchNormGrad { feature_index, .. } => {
+            control::batch_norm_grad(*feature_index, ops)
+        }
+        OpKind::Send { .. } | OpKind::Outfeed { .. } => tuple::token_last(ops),
+        OpKind::Recv { .. } => tuple::recv(ops, sig.declared),
         OpKind::ShardingConstraint(sharding) => {
             let operand = tensor(&ops[0], "operand")?;
             if sharding.dims.len() != operand.rank() {

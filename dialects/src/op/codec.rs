@@ -3,8 +3,8 @@
 
 use crate::attr::{
     Attribute, ChannelHandle, ComparisonDirection, ComparisonType, ConvDims, CustomCallApiVersion,
-    DotDims, FftType, GatherDims, NamedAttrs, Precision, RaggedDotDims, RngAlgorithm, ScatterDims,
-    TensorSharding, Transpose,
+    DotDims, FftType, GatherDims, NamedAttrs, Precision, RaggedDotDims, RngAlgorithm,
+    RngDistribution, ScatterDims, TensorSharding, Transpose,
 };
 use crate::dense::DenseElements;
 
@@ -38,6 +38,7 @@ enum_attrs!(
     Precision => "precision",
     RngAlgorithm => super::attr_name::RNG_ALGORITHM,
     Transpose => "transpose",
+    RngDistribution => super::attr_name::RNG_DISTRIBUTION,
 );
 
 /// A struct whose fields are separate attributes of its op; `without` names fields the op

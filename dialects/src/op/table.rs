@@ -6,7 +6,7 @@ use super::{BinaryOp, ChloBinaryOp, ChloBroadcastOp, ChloUnaryOp, UnaryOp};
 use crate::attr::{
     Attribute, ChannelHandle, CollectiveAttrs, ComparisonDirection, ComparisonType, ConvAttrs,
     CustomCallApiVersion, DotDims, FftType, GatherDims, NamedAttrs, PrecisionConfig, RaggedDotDims,
-    RngAlgorithm, ScatterDims, TensorSharding, Transpose, WindowAttrs,
+    RngAlgorithm, RngDistribution, ScatterDims, TensorSharding, Transpose, WindowAttrs,
 };
 use crate::dense::DenseElements;
 
@@ -254,6 +254,67 @@ define_ops! {
         /// () -> tensor<ui32>
         PartitionId => "stablehlo.partition_id",
             operands 0, results 1, syntax ResultType, fold None, sharding None,
+            traits [side_effect];
+        /// (operands...) -> tuple of their types
+        Tuple => "stablehlo.tuple",
+            operands variadic, results 1, syntax Generic, fold None, sharding None;
+        /// (tuple) -> its element `index`
+        GetTupleElement { index: i32 = INDEX as i32 } => "stablehlo.get_tuple_element",
+            operands 1, results 1, syntax Generic, fold None, sharding None;
+        /// () -> token
+        CreateToken => "stablehlo.create_token",
+            operands 0, results 1, syntax ResultType, fold None, sharding None;
+        /// (tokens...) -> token
+        AfterAll => "stablehlo.after_all",
+            operands variadic, results 1, syntax Generic, fold None, sharding None,
+            traits [side_effect];
+        /// (operand): `broadcast_sizes` new leading dimensions
+        Broadcast {
+            sizes: Vec<i64> = BROADCAST_SIZES as i64_array,
+        } => "stablehlo.broadcast",
+            operands 1, results 1, syntax Generic, fold None, sharding None;
+        /// (operand, size): dimension `dimension` of the operand, its size set
+        SetDimensionSize {
+            dimension: i64 = DIMENSION as int,
+        } => "stablehlo.set_dimension_size",
+            operands 2, results 1, syntax Generic, fold None, sharding None;
+        /// (a, b, shape): random numbers of `rng_distribution`
+        Rng {
+            distribution: RngDistribution = RNG_DISTRIBUTION as enumerant,
+        } => "stablehlo.rng",
+            operands 3, results 1, syntax Generic, fold None, sharding None,
+            traits [side_effect];
+        /// (lhs, rhs): the contraction `einsum_config` names
+        Einsum { config: String = EINSUM_CONFIG as string } => "stablehlo.einsum",
+            operands 2, results 1, syntax Generic, fold None, sharding None;
+        /// (operand): the reduction `einsum_config` names
+        UnaryEinsum { config: String = EINSUM_CONFIG as string } => "stablehlo.unary_einsum",
+            operands 1, results 1, syntax Generic, fold None, sharding None;
+        /// (operand, scale, mean, variance, grad_output) -> (grad_operand, grad_scale, grad_offset)
+        BatchNormGrad {
+            epsilon: f32 = EPSILON as f32,
+            feature_index: i64 = FEATURE_INDEX as int,
+        } => "stablehlo.batch_norm_grad",
+            operands 5, results 3, syntax Generic, fold None, sharding None;
+        /// (inputs..., token) -> token
+        Send {
+            channel: Option<ChannelHandle> = CHANNEL_HANDLE as opt_channel,
+            is_host_transfer: bool = IS_HOST_TRANSFER as flag,
+        } => "stablehlo.send",
+            operands (at least 1), results 1, syntax Generic, fold None, sharding None,
+            traits [side_effect];
+        /// (token) -> (results..., token)
+        Recv {
+            channel: Option<ChannelHandle> = CHANNEL_HANDLE as opt_channel,
+            is_host_transfer: bool = IS_HOST_TRANSFER as flag,
+        } => "stablehlo.recv",
+            operands 1, results (at least 1), syntax Generic, fold None, sharding None,
+            traits [side_effect];
+        /// (inputs..., token) -> token
+        Outfeed {
+            config: String = OUTFEED_CONFIG as opt_string,
+        } => "stablehlo.outfeed",
+            operands (at least 1), results 1, syntax Generic, fold None, sharding None,
             traits [side_effect];
         /// (operand, output_dimensions)
         DynamicBroadcastInDim {

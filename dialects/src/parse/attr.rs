@@ -314,7 +314,7 @@ impl Cursor<'_> {
         if !self.eat(&Token::Colon)? {
             return Ok(None);
         }
-        if matches!(self.peek()?, Token::Ident(name) if name == "index") {
+        if matches!(self.peek()?, Token::Ident(name) if name == super::types::INDEX_TYPE) {
             self.next()?;
             return Ok(Some(None));
         }
