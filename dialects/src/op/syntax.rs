@@ -60,6 +60,10 @@ pub enum Syntax {
     RngBitGenerator,
     /// `op %a, format = eXmY : T`.
     ReducePrecision,
+    /// `op %a, %b : tuple<T, U>`.
+    Tuple,
+    /// `op %t[N] : (tuple<..>) -> T`.
+    GetTupleElement,
     /// `op : T`: no operands, one result.
     ResultType,
     /// `return %a : T` (`func.return`, `stablehlo.return`).

@@ -257,10 +257,10 @@ define_ops! {
             traits [side_effect];
         /// (operands...) -> tuple of their types
         Tuple => "stablehlo.tuple",
-            operands variadic, results 1, syntax Generic, fold None, sharding None;
+            operands variadic, results 1, syntax Tuple, fold None, sharding None;
         /// (tuple) -> its element `index`
         GetTupleElement { index: i32 = INDEX as i32 } => "stablehlo.get_tuple_element",
-            operands 1, results 1, syntax Generic, fold None, sharding None;
+            operands 1, results 1, syntax GetTupleElement, fold None, sharding None;
         /// () -> token
         CreateToken => "stablehlo.create_token",
             operands 0, results 1, syntax ResultType, fold None, sharding None;

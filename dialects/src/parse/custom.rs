@@ -238,6 +238,25 @@ impl Parser<'_> {
                 ];
                 self.finish_functional(f, block, name, span, vec![operand], attrs)
             }
+            Syntax::GetTupleElement => {
+                let operand = self.operand("as the tuple")?;
+                let at = self.c.here()?;
+                self.c
+                    .expect(Token::LBracket, "to start the element index")?;
+                let index = self.c.int("as the element index")?;
+                self.c.expect(Token::RBracket, "after the element index")?;
+                let attrs = vec![(
+                    attr_name::INDEX.to_string(),
+                    self.synthesized(
+                        AttrValue::Int {
+                            value: index.into(),
+                            ty: Some(crate::types::ElementType::I32),
+                        },
+                        at,
+                    ),
+                )];
+                self.finish_functional(f, block, name, span, vec![operand], attrs)
+            }
             Syntax::Convolution => {
                 let operands = self.operands_paren("after `stablehlo.convolution`")?;
                 self.c
@@ -371,7 +390,8 @@ impl Parser<'_> {
             | Syntax::DotGeneral
             | Syntax::Fft
             | Syntax::RngBitGenerator
-            | Syntax::ReducePrecision => self.custom_common(f, block, name, opcode, syntax, span),
+            | Syntax::ReducePrecision
+            | Syntax::Tuple => self.custom_common(f, block, name, opcode, syntax, span),
         }
     }
 
@@ -671,6 +691,9 @@ impl Parser<'_> {
             }
             (Syntax::Barrier, _) => Ok((types.clone(), types)),
             (Syntax::Iota(_), [ty]) => Ok((Vec::new(), vec![ty.clone()])),
+            // `stablehlo.tuple %a, %b : tuple<A, B>` names the result; its elements are the
+            // operands' types.
+            (Syntax::Tuple, [Type::Tuple(elements)]) => Ok((elements.clone(), types)),
             // `stablehlo.complex %re, %im : tensor<4xcomplex<f32>>` names the result type only.
             (Syntax::Elementwise, [Type::Tensor(result)])
                 if opcode == Some(Opcode::Binary(BinaryOp::Complex))

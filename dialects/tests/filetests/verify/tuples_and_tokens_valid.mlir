@@ -13,8 +13,8 @@ func.func @main(%x: tensor<2xf32>, %t: !stablehlo.token) -> (tensor<2xf32>, !sta
 }
 // CHECK: module {
 // CHECK:   func.func public @main(%arg0: tensor<2xf32>, %arg1: !stablehlo.token) -> (tensor<2xf32>, !stablehlo.token) {
-// CHECK:     %0 = "stablehlo.tuple"(%arg0, %arg1) : (tensor<2xf32>, !stablehlo.token) -> tuple<tensor<2xf32>, !stablehlo.token>
-// CHECK:     %1 = "stablehlo.get_tuple_element"(%0) <{index = 1 : i32}> : (tuple<tensor<2xf32>, !stablehlo.token>) -> !stablehlo.token
+// CHECK:     %0 = stablehlo.tuple %arg0, %arg1 : tuple<tensor<2xf32>, !stablehlo.token>
+// CHECK:     %1 = stablehlo.get_tuple_element %0[1] : (tuple<tensor<2xf32>, !stablehlo.token>) -> !stablehlo.token
 // CHECK:     %2 = stablehlo.create_token : !stablehlo.token
 // CHECK:     %3 = "stablehlo.after_all"(%1, %2) : (!stablehlo.token, !stablehlo.token) -> !stablehlo.token
 // CHECK:     %4 = "stablehlo.send"(%arg0, %3) <{channel_handle = #stablehlo.channel_handle<handle = 5, type = 2>, is_host_transfer = true}> : (tensor<2xf32>, !stablehlo.token) -> !stablehlo.token
