@@ -365,7 +365,7 @@ pub(crate) fn device_options(partitions: u64, replicas: u64) -> CompileOptions {
 }
 
 /// Pairs of torch dtypes and PJRT element types with the same host representation.
-const ELEMENT_TYPES: [(DType, ElementType); 22] = [
+const ELEMENT_TYPES: [(DType, ElementType); 23] = [
     (DType::Bool, ElementType::Pred),
     (DType::U8, ElementType::U8),
     (DType::I8, ElementType::S8),
@@ -387,6 +387,7 @@ const ELEMENT_TYPES: [(DType, ElementType); 22] = [
     (DType::F8E5M2, ElementType::F8E5M2),
     (DType::F8E4M3FNUZ, ElementType::F8E4M3FNUZ),
     (DType::F8E5M2FNUZ, ElementType::F8E5M2FNUZ),
+    (DType::F8E8M0FNU, ElementType::F8E8M0FNU),
     (DType::F8E8M0FNU, ElementType::F8E8M0FNU),
 ];
 

@@ -162,6 +162,7 @@ fn narrow_float(dtype: DType) -> Option<ElementType> {
         DType::F8E5M2 => ElementType::F8E5M2,
         DType::F8E4M3FNUZ => ElementType::F8E4M3FNUZ,
         DType::F8E5M2FNUZ => ElementType::F8E5M2FNUZ,
+        DType::F8E8M0FNU => ElementType::F8E8M0FNU,
         _ => return None,
     })
 }
@@ -232,6 +233,9 @@ mod tests {
         assert_eq!(values[..2], [1.0, -3.0]);
         assert!(values[2].is_nan());
         assert_eq!(values[3], 2f64.powi(-9));
+        // e8m0: 0x7F is 1.0, 0xFF NaN.
+        let e8m0 = tensor(DType::F8E8M0FNU, &[0x7f, 0x80]).to_npy().unwrap();
+        assert_eq!(e8m0.to_f64(), [1.0, 2.0]);
         // e5m2: 0x7C is infinity.
         let e5m2 = tensor(DType::F8E5M2, &[0x7c]).to_npy().unwrap();
         assert_eq!(e5m2.to_f64(), [f64::INFINITY]);

@@ -29,7 +29,8 @@ pub(crate) fn element_type(dtype: DType) -> OpResult<ElementType> {
         DType::F8E5M2 => ElementType::F8E5M2,
         DType::F8E4M3FNUZ => ElementType::F8E4M3FNUZ,
         DType::F8E5M2FNUZ => ElementType::F8E5M2FNUZ,
-        DType::C32 | DType::F8E8M0FNU => {
+        DType::F8E8M0FNU => ElementType::F8E8M0FNU,
+        DType::C32 => {
             return Err(OpError::new(format!(
                 "StableHLO has no element type for torch.{dtype}"
             )));
@@ -61,6 +62,7 @@ pub(crate) fn dtype_of(element: ElementType) -> OpResult<DType> {
         ElementType::F8E5M2 => DType::F8E5M2,
         ElementType::F8E4M3FNUZ => DType::F8E4M3FNUZ,
         ElementType::F8E5M2FNUZ => DType::F8E5M2FNUZ,
+        ElementType::F8E8M0FNU => DType::F8E8M0FNU,
         other => return Err(OpError::new(format!("torch has no dtype for {other}"))),
     })
 }
