@@ -546,6 +546,16 @@ fn contractions() -> Function {
                 &[spectrum],
                 f32s(&[2, 4, 5]),
             );
+            let map_body = b.adder(ElementType::F32);
+            b.op_with(
+                OpKind::Map {
+                    dimensions: vec![0, 1, 2],
+                },
+                &[out, out],
+                &[f32s(&[2, 4, 5])],
+                vec![map_body],
+                NamedAttrs::new(),
+            );
             b.one(
                 OpKind::ReducePrecision {
                     exponent_bits: 5,

@@ -480,6 +480,20 @@ impl<F: BorrowMut<Function>> Builder<F> {
         Ok(results[0])
     }
 
+    /// `map` over every dimension of `inputs`; the computation gets one scalar of each input and
+    /// returns one scalar.
+    pub fn map(&mut self, inputs: &[Value], computation: impl RegionBody<Self>) -> Result<Value> {
+        let first = inputs
+            .first()
+            .ok_or_else(|| IrError::builder("`map` needs at least one input"))?;
+        let rank = self.tensor_type(*first)?.rank() as i64;
+        let kind = OpKind::Map {
+            dimensions: (0..rank).collect(),
+        };
+        let results = self.op_with_bodies(kind, inputs, vec![Box::new(computation)], None)?;
+        Ok(results[0])
+    }
+
     /// `sort`; the comparator gets (lhs0, rhs0, lhs1, rhs1, ...) and returns one `tensor<i1>`.
     pub fn sort(
         &mut self,

@@ -152,6 +152,7 @@ pub(crate) fn region_args(kind: &OpKind, operands: &[Type]) -> InferResult<Vec<V
             let element = scalars_of(operands.first().map(std::slice::from_ref).unwrap_or(&[]))?;
             Ok(vec![[element.clone(), element].concat()])
         }
+        OpKind::Map { .. } => Ok(vec![scalars_of(operands)?]),
         OpKind::While => Ok(vec![operands.to_vec(), operands.to_vec()]),
         OpKind::If => Ok(vec![Vec::new(), Vec::new()]),
         // `case` branches take no arguments; `branches` checks them.
@@ -231,6 +232,7 @@ fn infer(sig: &OpSig<'_>) -> InferResult<Vec<Type>> {
             reduce::select_and_scatter(window_dimensions, window_strides, padding, ops, sig.regions)
         }
         OpKind::Sort { dimension, .. } => reduce::sort(*dimension, ops, sig.regions),
+        OpKind::Map { dimensions } => reduce::map(dimensions, ops, sig.regions),
         OpKind::While => control::while_loop(ops, sig.regions),
         OpKind::If => control::if_else(ops, sig.regions),
         OpKind::Case => control::case(ops, sig.regions),

@@ -1,4 +1,4 @@
-//! Ops with a reduction or comparison body: reduce, reduce_window, select_and_scatter, sort.
+//! Ops with a body: reduce, reduce_window, select_and_scatter, sort, map.
 
 use super::contract::window_output;
 use super::{InferResult, RegionSig, check_dims, check_len, list, scalar, tensor};
@@ -186,4 +186,45 @@ pub(super) fn sort(
     }
     regions[0].check_returns(&[scalar(ElementType::I1)], "comparator")?;
     Ok(operands.to_vec())
+}
+
+/// `map`: inputs of one shape (C1), `dimensions` all of them in order (C2), a computation from
+/// one scalar of each input to one scalar (C3); the result has the inputs' shape and the
+/// computation's element type (C4).
+pub(super) fn map(
+    dimensions: &[i64],
+    operands: &[Type],
+    regions: &[RegionSig],
+) -> InferResult<Vec<Type>> {
+    let first = tensor(&operands[0], "input")?;
+    for ty in &operands[1..] {
+        let input = tensor(ty, "input")?;
+        if !shapes_compatible(&input.shape, &first.shape) {
+            return Err(format!(
+                "C1: inputs must have one shape, got {}",
+                list(operands)
+            ));
+        }
+    }
+    let all: Vec<i64> = (0..first.rank() as i64).collect();
+    if dimensions != all.as_slice() {
+        return Err(format!(
+            "C2: dimensions must be {all:?}, got {dimensions:?}"
+        ));
+    }
+    let [Type::Tensor(returned)] = regions[0].returns.as_slice() else {
+        return Err(format!(
+            "C3: computation must return one scalar tensor, returns ({})",
+            list(&regions[0].returns)
+        ));
+    };
+    if returned.rank() != 0 {
+        return Err(format!(
+            "C3: computation must return a scalar, returns {returned}"
+        ));
+    }
+    Ok(vec![Type::Tensor(TensorType::new(
+        first.shape.clone(),
+        returned.element,
+    ))])
 }

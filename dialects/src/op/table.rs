@@ -159,6 +159,10 @@ define_ops! {
             padding: Vec<(i64, i64)> = PADDING as opt_pairs,
         } => "stablehlo.select_and_scatter",
             operands 3, results 1, syntax Generic, fold None, sharding SelectAndScatter, regions 2;
+        /// (inputs...) with region `computation`, applied to the elements at each index
+        Map { dimensions: Vec<i64> = DIMENSIONS as i64_array } => "stablehlo.map",
+            operands (at least 1), results 1, syntax Generic, fold None, sharding None,
+            regions 1;
         /// (inputs...) with region `comparator`
         Sort {
             dimension: i64 = DIMENSION as int_or(-1),

@@ -50,6 +50,7 @@ pub fn cases() -> Vec<Case> {
     let mut cases = reduce_cases();
     cases.extend(window_cases());
     cases.extend(sort_cases());
+    cases.extend(map_cases());
     cases
 }
 
@@ -269,6 +270,32 @@ fn sort_cases() -> Vec<Case> {
                 b.sort(&[a[0], a[1]], 0, true, |b, v| {
                     Ok(vec![b.compare(ComparisonDirection::Lt, v[0], v[1])?])
                 })
+            },
+        ),
+    ]
+}
+
+fn map_cases() -> Vec<Case> {
+    vec![
+        case(
+            "map multiply over i64",
+            vec![i64s(&[2, 2], &[0, 1, 2, 3]), i64s(&[2, 2], &[4, 5, 6, 7])],
+            vec![exact(i64s(&[2, 2], &[0, 5, 12, 21]))],
+            |b, a| {
+                Ok(vec![b.map(&[a[0], a[1]], |b, v| {
+                    Ok(vec![b.multiply(v[0], v[1])?])
+                })?])
+            },
+        ),
+        case(
+            "map of f32 and i32 inputs to f32",
+            vec![f32s(&[3], &[1.5, -2.0, 0.5]), i32s(&[3], &[2, 3, -4])],
+            vec![exact(f32s(&[3], &[3.0, -6.0, -2.0]))],
+            |b, a| {
+                Ok(vec![b.map(&[a[0], a[1]], |b, v| {
+                    let y = b.convert(v[1], ElementType::F32)?;
+                    Ok(vec![b.multiply(v[0], y)?])
+                })?])
             },
         ),
     ]
