@@ -557,6 +557,15 @@ fn contractions() -> Function {
                 NamedAttrs::new(),
             );
             b.one(
+                OpKind::CollectiveBroadcast {
+                    replica_groups: vec![vec![0, 1]],
+                    channel: None,
+                    has_dynamic_root: false,
+                },
+                &[out],
+                f32s(&[2, 4, 5]),
+            );
+            b.one(
                 OpKind::ReducePrecision {
                     exponent_bits: 5,
                     mantissa_bits: 2,

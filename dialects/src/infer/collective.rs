@@ -1,4 +1,5 @@
-//! Collectives: all_reduce, all_gather, reduce_scatter, all_to_all, collective_permute.
+//! Collectives: all_reduce, all_gather, reduce_scatter, all_to_all, collective_permute,
+//! collective_broadcast.
 
 use std::collections::HashSet;
 
@@ -163,4 +164,32 @@ pub(super) fn collective_permute(
         }
     }
     Ok(operands.to_vec())
+}
+
+/// `collective_broadcast`: each operand comes back with its type (C3); replica ids are unique
+/// (C1); with `has_dynamic_root`, the last operand is a rank-1 i32 tensor, one root per
+/// operand.
+pub(super) fn collective_broadcast(
+    replica_groups: &[Vec<i64>],
+    has_dynamic_root: bool,
+    operands: &[Type],
+) -> InferResult<Vec<Type>> {
+    check_groups(replica_groups).map_err(|e| format!("C1: {e}"))?;
+    if !has_dynamic_root {
+        return Ok(operands.to_vec());
+    }
+    let (root, data) = operands
+        .split_last()
+        .ok_or("has_dynamic_root needs a root operand")?;
+    let root = tensor(root, "root")?;
+    let count = data.len() as u64;
+    if root.element != crate::types::ElementType::I32
+        || root.rank() != 1
+        || root.shape[0] != count.into()
+    {
+        return Err(format!(
+            "the root must be a tensor<{count}xi32> (one per operand), got {root}"
+        ));
+    }
+    Ok(data.to_vec())
 }

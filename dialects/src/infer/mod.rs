@@ -275,6 +275,11 @@ fn infer(sig: &OpSig<'_>) -> InferResult<Vec<Type>> {
             source_target_pairs,
             ..
         } => collective::collective_permute(source_target_pairs, ops),
+        OpKind::CollectiveBroadcast {
+            replica_groups,
+            has_dynamic_root,
+            ..
+        } => collective::collective_broadcast(replica_groups, *has_dynamic_root, ops),
         OpKind::ReplicaId | OpKind::PartitionId => Ok(vec![scalar(ElementType::UI32)]),
         OpKind::DynamicBroadcastInDim {
             dims,

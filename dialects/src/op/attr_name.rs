@@ -39,6 +39,7 @@ attr_names! {
     FEATURE_INDEX = "feature_index",
     FFT_LENGTH = "fft_length",
     FFT_TYPE = "fft_type",
+    HAS_DYNAMIC_ROOT = "has_dynamic_root",
     HAS_SIDE_EFFECT = "has_side_effect",
     INDEX = "index",
     INDICES_ARE_SORTED = "indices_are_sorted",

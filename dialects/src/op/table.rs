@@ -251,6 +251,15 @@ define_ops! {
             channel: Option<ChannelHandle> = CHANNEL_HANDLE as opt_channel,
         } => "stablehlo.collective_permute",
             operands 1, results 1, syntax Generic, fold None, sharding None, traits [side_effect];
+        /// (operands...[, root]): each group's first process's operands, sent to the group;
+        /// with `has_dynamic_root` the last operand says which process is the root
+        CollectiveBroadcast {
+            replica_groups: Vec<Vec<i64>> = REPLICA_GROUPS as replica_groups,
+            channel: Option<ChannelHandle> = CHANNEL_HANDLE as opt_channel,
+            has_dynamic_root: bool = HAS_DYNAMIC_ROOT as unit_flag,
+        } => "stablehlo.collective_broadcast",
+            operands (at least 1), results (at least 1), syntax Generic, fold None,
+            sharding None, traits [side_effect];
         /// () -> tensor<ui32>
         ReplicaId => "stablehlo.replica_id",
             operands 0, results 1, syntax ResultType, fold None, sharding None,
