@@ -246,6 +246,10 @@ fn infer(sig: &OpSig<'_>) -> InferResult<Vec<Type>> {
              only string configs (api_version 1-3) are supported"
                 .to_string(),
         ),
+        OpKind::Composite { name, .. } if !is_namespaced_op_name(name) => Err(format!(
+            "C1: name `{name}` must be a namespaced op name (`dialect.op`: a letter, then \
+             letters, digits and `_`; each `.`-separated part after it also `$`)"
+        )),
         OpKind::Composite { .. } | OpKind::CustomCall { .. } | OpKind::Call { .. } => {
             Ok(declared(sig.declared)?.to_vec())
         }
@@ -326,6 +330,24 @@ fn infer(sig: &OpSig<'_>) -> InferResult<Vec<Type>> {
             Ok(ops.to_vec())
         }
     }
+}
+
+/// MLIR's op names: `[a-zA-Z][a-zA-Z0-9_]*` then one or more `.[a-zA-Z0-9_$]+`.
+fn is_namespaced_op_name(name: &str) -> bool {
+    let mut parts = name.split('.');
+    let dialect = parts.next().unwrap_or("");
+    let mut rest = parts.peekable();
+    dialect.starts_with(|c: char| c.is_ascii_alphabetic())
+        && dialect
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '_')
+        && rest.peek().is_some()
+        && rest.all(|part| {
+            !part.is_empty()
+                && part
+                    .chars()
+                    .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '$')
+        })
 }
 
 pub(crate) fn list(types: &[Type]) -> String {
