@@ -8,25 +8,63 @@ use crate::attr::CollectiveAttrs;
 use crate::op::attr_name;
 use crate::types::{TensorType, Type};
 
-fn check_groups(groups: &[Vec<i64>]) -> InferResult<()> {
+/// Replica (or device) ids: none negative, none twice, and together every id from 0 to their
+/// count; groups of one size unless `padding` (`all_reduce`'s may differ, the parser drops the
+/// `-1` that pads them); with global device ids there must be groups.
+fn check_groups(groups: &[Vec<i64>], padding: bool, global_ids: bool) -> InferResult<()> {
+    if global_ids && groups.iter().all(Vec::is_empty) {
+        return Err("replica_groups cannot be empty with use_global_device_ids".to_string());
+    }
+    if !padding
+        && let Some(first) = groups.first()
+        && let Some(other) = groups.iter().find(|g| g.len() != first.len())
+    {
+        return Err(format!(
+            "replica groups must have one size, got {} and {} (no -1 padding here)",
+            first.len(),
+            other.len()
+        ));
+    }
     let mut seen = HashSet::new();
-    for id in groups.iter().flatten() {
-        if *id < 0 {
+    for &id in groups.iter().flatten() {
+        if id == -1 && padding {
+            continue;
+        }
+        if id < 0 {
             return Err(format!("replica id {id} is negative"));
         }
-        if !seen.insert(*id) {
+        if !seen.insert(id) {
             return Err(format!("replica id {id} appears twice in replica_groups"));
         }
+    }
+    if let Some(missing) = (0..seen.len() as i64).find(|id| !seen.contains(id)) {
+        return Err(format!(
+            "replica id {missing} is missing: replica_groups must hold every id from 0 to {}",
+            seen.len() - 1
+        ));
     }
     Ok(())
 }
 
 fn group_size(collective: &CollectiveAttrs) -> InferResult<Option<u64>> {
-    check_groups(&collective.replica_groups)?;
+    check_groups(
+        &collective.replica_groups,
+        false,
+        collective.use_global_device_ids,
+    )?;
     Ok(collective.replica_groups.first().map(|g| g.len() as u64))
 }
 
-pub(super) fn all_reduce(operands: &[Type], regions: &[RegionSig]) -> InferResult<Vec<Type>> {
+pub(super) fn all_reduce(
+    collective: &CollectiveAttrs,
+    operands: &[Type],
+    regions: &[RegionSig],
+) -> InferResult<Vec<Type>> {
+    check_groups(
+        &collective.replica_groups,
+        true,
+        collective.use_global_device_ids,
+    )?;
     let first = tensor(
         operands.first().ok_or("expects at least one operand")?,
         "operand",
@@ -82,7 +120,7 @@ pub(super) fn reduce_scatter(
 ) -> InferResult<Vec<Type>> {
     let operand = tensor(&operands[0], "operand")?;
     check_dims(&[dimension], operand.rank(), attr_name::SCATTER_DIMENSION)?;
-    all_reduce(operands, regions)?;
+    all_reduce(collective, operands, regions)?;
     let d = dimension as usize;
     let mut shape = operand.shape.clone();
     shape[d] = match group_size(collective)? {
@@ -108,8 +146,10 @@ pub(super) fn all_to_all(
     split_dimension: i64,
     concat_dimension: i64,
     split_count: i64,
+    replica_groups: &[Vec<i64>],
     operands: &[Type],
 ) -> InferResult<Vec<Type>> {
+    check_groups(replica_groups, false, false)?;
     if split_count <= 0 {
         return Err(format!("split_count must be positive, got {split_count}"));
     }
@@ -174,7 +214,7 @@ pub(super) fn collective_broadcast(
     has_dynamic_root: bool,
     operands: &[Type],
 ) -> InferResult<Vec<Type>> {
-    check_groups(replica_groups).map_err(|e| format!("C1: {e}"))?;
+    check_groups(replica_groups, false, false).map_err(|e| format!("C1: {e}"))?;
     if !has_dynamic_root {
         return Ok(operands.to_vec());
     }

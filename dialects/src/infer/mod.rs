@@ -260,7 +260,7 @@ fn infer(sig: &OpSig<'_>) -> InferResult<Vec<Type>> {
             control::batch_norm_training(*feature_index, ops)
         }
         OpKind::RngBitGenerator { .. } => control::rng_bit_generator(ops, sig.declared),
-        OpKind::AllReduce(_) => collective::all_reduce(ops, sig.regions),
+        OpKind::AllReduce(collective) => collective::all_reduce(collective, ops, sig.regions),
         OpKind::AllGather {
             dimension,
             collective,
@@ -273,8 +273,15 @@ fn infer(sig: &OpSig<'_>) -> InferResult<Vec<Type>> {
             split_dimension,
             concat_dimension,
             split_count,
+            replica_groups,
             ..
-        } => collective::all_to_all(*split_dimension, *concat_dimension, *split_count, ops),
+        } => collective::all_to_all(
+            *split_dimension,
+            *concat_dimension,
+            *split_count,
+            replica_groups,
+            ops,
+        ),
         OpKind::CollectivePermute {
             source_target_pairs,
             ..
