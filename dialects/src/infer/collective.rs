@@ -46,7 +46,20 @@ fn check_groups(groups: &[Vec<i64>], padding: bool, global_ids: bool) -> InferRe
     Ok(())
 }
 
+/// all_reduce's, all_gather's and reduce_scatter's C4 (C5 for reduce_scatter): with global
+/// device ids, a positive channel id.
+fn check_channel(collective: &CollectiveAttrs) -> InferResult<()> {
+    let id = collective.channel.map_or(0, |c| c.handle);
+    if collective.use_global_device_ids && id <= 0 {
+        return Err(format!(
+            "C4: use_global_device_ids needs a positive channel id, got {id}"
+        ));
+    }
+    Ok(())
+}
+
 fn group_size(collective: &CollectiveAttrs) -> InferResult<Option<u64>> {
+    check_channel(collective)?;
     check_groups(
         &collective.replica_groups,
         false,
@@ -60,6 +73,7 @@ pub(super) fn all_reduce(
     operands: &[Type],
     regions: &[RegionSig],
 ) -> InferResult<Vec<Type>> {
+    check_channel(collective)?;
     check_groups(
         &collective.replica_groups,
         true,
