@@ -7,6 +7,9 @@
 //! - `maximum` and `minimum` of complex numbers: the spec orders `(real, imaginary)` pairs
 //!   lexicographically; XLA does not. Become a `select` between the operands on that order
 //!   (the real parts compared first, the imaginary parts when the real parts are equal).
+//! - `reduce`, `all_reduce` and `reduce_scatter` whose body computes in a wider type than
+//!   their operands (the spec's promotable types): XLA wants the operands in the body's type.
+//!   The operands are converted to it first.
 //! - `bitcast_convert` to or from `i1`: the spec's `i1` is one bit, so `W` booleans (the last
 //!   dimension, least significant bit first) make one `W`-bit element; XLA counts a boolean
 //!   as a byte. Becomes shifts of the bits through the unsigned integer type of `W` bits.
@@ -38,6 +41,13 @@ fn for_xla_function(function: &mut Function) -> Result<()> {
     for op in function.walk() {
         if function.op(op).kind == OpKind::BitcastConvert {
             bitcast_bits(function, op)?;
+            continue;
+        }
+        if matches!(
+            function.op(op).kind,
+            OpKind::Reduce { .. } | OpKind::AllReduce(_) | OpKind::ReduceScatter { .. }
+        ) {
+            convert_to_body_types(function, op)?;
             continue;
         }
         let OpKind::Binary(binary) = function.op(op).kind else {
@@ -149,5 +159,47 @@ fn bitcast_bits(function: &mut Function, op: crate::OpId) -> Result<()> {
         _ => return Ok(()),
     };
     function.replace_op(op, &[replacement]);
+    Ok(())
+}
+
+/// Converts each operand of a reduction to the element type of the body argument it feeds (the
+/// first body arguments pair with the operands in order, `reduce`'s init values with the
+/// inputs).
+fn convert_to_body_types(function: &mut Function, op: crate::OpId) -> Result<()> {
+    let Some(&region) = function.op(op).regions.first() else {
+        return Ok(());
+    };
+    let Some(&block) = function.region(region).blocks.first() else {
+        return Ok(());
+    };
+    let body: Vec<ElementType> = function
+        .block(block)
+        .args
+        .iter()
+        .filter_map(|&arg| function.value_type(arg).as_tensor().map(|t| t.element))
+        .collect();
+    let operands = function.op(op).operands.clone();
+    let inputs = match function.op(op).kind {
+        OpKind::Reduce { .. } => operands.len() / 2,
+        _ => operands.len(),
+    };
+    let wanted = |index: usize| body.get(index % inputs.max(1)).copied();
+    let location = function.op(op).location.clone();
+    let mut converted = Vec::with_capacity(operands.len());
+    let mut changed = false;
+    for (index, &operand) in operands.iter().enumerate() {
+        let element = function.value_type(operand).as_tensor().map(|t| t.element);
+        match (element, wanted(index)) {
+            (Some(have), Some(want)) if have != want => {
+                let mut b = OpBuilder::at(function, InsertPoint::Before(op), location.clone());
+                converted.push(b.convert(operand, want)?);
+                changed = true;
+            }
+            _ => converted.push(operand),
+        }
+    }
+    if changed {
+        function.set_operands(op, converted);
+    }
     Ok(())
 }

@@ -88,7 +88,9 @@ pub(super) fn all_reduce(
             return Err(format!("operands mix element types: {}", list(operands)));
         }
     }
-    let returns = [scalar(first.element)];
+    // The computation's element type: the operands', or a wider one they promote to (C5).
+    let element = super::reduce::body_elements(&[first.element], &regions[0])[0];
+    let returns = [scalar(element)];
     if regions[0].returns != returns {
         return Err(format!(
             "computation must return ({}), returns ({})",
@@ -96,7 +98,10 @@ pub(super) fn all_reduce(
             list(&regions[0].returns)
         ));
     }
-    Ok(operands.to_vec())
+    operands
+        .iter()
+        .map(|ty| Ok(Type::Tensor(tensor(ty, "operand")?.with_element(element))))
+        .collect()
 }
 
 pub(super) fn all_gather(
@@ -134,7 +139,8 @@ pub(super) fn reduce_scatter(
 ) -> InferResult<Vec<Type>> {
     let operand = tensor(&operands[0], "operand")?;
     check_dims(&[dimension], operand.rank(), attr_name::SCATTER_DIMENSION)?;
-    all_reduce(collective, operands, regions)?;
+    let reduced = all_reduce(collective, operands, regions)?;
+    let element = tensor(&reduced[0], "result")?.element;
     let d = dimension as usize;
     let mut shape = operand.shape.clone();
     shape[d] = match group_size(collective)? {
@@ -153,7 +159,7 @@ pub(super) fn reduce_scatter(
             .map(|t| t.shape[d])
             .unwrap_or(crate::types::Dim::Dynamic),
     };
-    Ok(vec![Type::Tensor(TensorType::new(shape, operand.element))])
+    Ok(vec![Type::Tensor(TensorType::new(shape, element))])
 }
 
 pub(super) fn all_to_all(

@@ -87,8 +87,12 @@ pub(crate) fn result_types(sig: &OpSig<'_>) -> InferResult<Vec<Type>> {
         check_results(opcode.results(), declared.len())?;
     }
     let expected_args = region_args(sig.kind, sig.operands)?;
+    let promotes = matches!(
+        sig.kind,
+        OpKind::Reduce { .. } | OpKind::AllReduce(_) | OpKind::ReduceScatter { .. }
+    );
     for (i, (region, args)) in sig.regions.iter().zip(&expected_args).enumerate() {
-        if &region.args != args {
+        if &region.args != args && !(promotes && promotable_types(args, &region.args)) {
             return Err(format!(
                 "region {i} must take ({}), takes ({})",
                 list(args),
@@ -337,6 +341,27 @@ fn infer(sig: &OpSig<'_>) -> InferResult<Vec<Type>> {
             Ok(ops.to_vec())
         }
     }
+}
+
+/// Whether `to` is `from` or a wider type of its kind (the spec's `is_promotable`): a
+/// reduction body may compute in a wider type than its inputs.
+pub(crate) fn is_promotable(from: ElementType, to: ElementType) -> bool {
+    let same_kind = (from.is_float() && to.is_float())
+        || (from.is_signed_integer() && to.is_signed_integer())
+        || (from.is_unsigned_integer() && to.is_unsigned_integer())
+        || (from.is_complex() && to.is_complex());
+    from == to || (same_kind && to.bit_width() >= from.bit_width())
+}
+
+/// Scalar region arguments of promotable element types, one for one.
+fn promotable_types(expected: &[Type], actual: &[Type]) -> bool {
+    expected.len() == actual.len()
+        && expected.iter().zip(actual).all(|(e, a)| match (e, a) {
+            (Type::Tensor(e), Type::Tensor(a)) => {
+                e.rank() == 0 && a.rank() == 0 && is_promotable(e.element, a.element)
+            }
+            _ => false,
+        })
 }
 
 /// MLIR's op names: `[a-zA-Z][a-zA-Z0-9_]*` then one or more `.[a-zA-Z0-9_$]+`.

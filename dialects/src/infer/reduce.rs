@@ -41,6 +41,20 @@ fn inputs_and_inits(operands: &[Type]) -> InferResult<(Vec<&TensorType>, Vec<Ele
     Ok((inputs, elements))
 }
 
+/// The element types of a reduction body's first arguments, or `inputs` where it has none.
+pub(super) fn body_elements(inputs: &[ElementType], body: &RegionSig) -> Vec<ElementType> {
+    inputs
+        .iter()
+        .enumerate()
+        .map(|(i, &e)| {
+            body.args
+                .get(i)
+                .and_then(Type::as_tensor)
+                .map_or(e, |t| t.element)
+        })
+        .collect()
+}
+
 pub(super) fn reduce(
     dimensions: &[i64],
     operands: &[Type],
@@ -48,6 +62,8 @@ pub(super) fn reduce(
 ) -> InferResult<Vec<Type>> {
     let (inputs, elements) = inputs_and_inits(operands)?;
     check_dims(dimensions, inputs[0].rank(), attr_name::DIMENSION)?;
+    // The body's element types: the inputs', or wider ones they promote to (C6).
+    let elements = body_elements(&elements, &regions[0]);
     let scalars: Vec<Type> = elements.iter().map(|&e| scalar(e)).collect();
     regions[0].check_returns(&scalars, "body")?;
     let shape: Vec<Dim> = (0..inputs[0].rank())

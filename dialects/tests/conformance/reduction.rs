@@ -51,6 +51,7 @@ pub fn cases() -> Vec<Case> {
     cases.extend(window_cases());
     cases.extend(sort_cases());
     cases.extend(map_cases());
+    cases.push(promoted_reduce_case());
     cases
 }
 
@@ -299,4 +300,24 @@ fn map_cases() -> Vec<Case> {
             },
         ),
     ]
+}
+
+/// A reduction whose body computes in f64 over f32 inputs (the spec's promotable types): the
+/// sum of 2^24 and 1 twice is exact in f64 (2^24 + 2), not in f32 (2^24).
+fn promoted_reduce_case() -> Case {
+    let text = "func.func public @main(%x: tensor<3xf32>, %init: tensor<f32>) -> tensor<f64> {
+  %0 = \"stablehlo.reduce\"(%x, %init) ({
+  ^bb0(%a: tensor<f64>, %b: tensor<f64>):
+    %1 = stablehlo.add %a, %b : tensor<f64>
+    stablehlo.return %1 : tensor<f64>
+  }) {dimensions = array<i64: 0>} : (tensor<3xf32>, tensor<f32>) -> tensor<f64>
+  return %0 : tensor<f64>
+}
+";
+    Case::from_module(
+        "reduce with an f64 body over f32 inputs (promotable types)",
+        Ok(tpuc_ir::parse::parse_module(text).expect("the case's text parses")),
+        vec![f32s(&[3], &[16_777_216.0, 1.0, 1.0]), f32s(&[], &[0.0])],
+        vec![exact(f64s(&[], &[16_777_218.0]))],
+    )
 }
