@@ -20,14 +20,23 @@ fn check_scalar_operand(operands: &[Type], element: ElementType, what: &str) -> 
     Ok(())
 }
 
-/// Every branch returns the same types, which are the op's results.
+/// Every branch returns compatible types (equal but where one has a dynamic dimension), which
+/// are the op's results.
 fn branches(regions: &[RegionSig]) -> InferResult<Vec<Type>> {
     let first = regions.first().ok_or("expects at least one branch")?;
     for (i, region) in regions.iter().enumerate() {
         if !region.args.is_empty() {
             return Err(format!("branch {i} must take no arguments"));
         }
-        region.check_returns(&first.returns, &format!("branch {i}"))?;
+        let compatible = region.returns.len() == first.returns.len()
+            && region
+                .returns
+                .iter()
+                .zip(&first.returns)
+                .all(|(a, b)| a.is_compatible(b));
+        if !compatible {
+            region.check_returns(&first.returns, &format!("branch {i}"))?;
+        }
     }
     Ok(first.returns.clone())
 }
