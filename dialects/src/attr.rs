@@ -54,6 +54,23 @@ keyword_enum!(
 );
 
 keyword_enum!(
+    /// `#stablehlo<transpose ...>`: what `stablehlo.triangular_solve` does to `a` first.
+    Transpose {
+        NoTranspose => "NO_TRANSPOSE",
+        Transpose => "TRANSPOSE",
+        Adjoint => "ADJOINT",
+    }
+);
+
+keyword_enum!(
+    /// `#stablehlo<rng_distribution ...>`: the distribution `stablehlo.rng` draws from.
+    RngDistribution {
+        Uniform => "UNIFORM",
+        Normal => "NORMAL",
+    }
+);
+
+keyword_enum!(
     /// `#stablehlo<rng_algorithm ...>`
     RngAlgorithm {
         Default => "DEFAULT",

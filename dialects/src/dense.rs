@@ -38,7 +38,17 @@ impl DenseElements {
         let count = ty.num_elements().ok_or_else(|| {
             IrError::constant(format!("constant type {ty} must have a static shape"))
         })?;
-        if bytes.len() == width && count >= 1 {
+        if count == 0 && bytes.len() <= width {
+            // A tensor without elements holds nothing, written `dense<>` or as a splat.
+            if !bytes.is_empty() {
+                check_element(ty.element, &bytes)?;
+            }
+            return Ok(Self {
+                bytes: Vec::new(),
+                splat: false,
+            });
+        }
+        if bytes.len() == width {
             return Self::splat_bytes(ty.element, bytes);
         }
         if count.checked_mul(width as u64) != Some(bytes.len() as u64) {
@@ -156,7 +166,9 @@ impl DenseElements {
 fn check_element(element: ElementType, bytes: &[u8]) -> Result<()> {
     let ok = match element {
         ElementType::I1 => bytes[0] <= 1,
-        ElementType::I4 | ElementType::UI4 => bytes[0] <= 0xF,
+        ElementType::I4 | ElementType::UI4 | ElementType::F4E2M1FN => bytes[0] <= 0xF,
+        ElementType::I2 | ElementType::UI2 => bytes[0] <= 0x3,
+        ElementType::F6E2M3FN | ElementType::F6E3M2FN => bytes[0] <= 0x3F,
         _ => true,
     };
     if ok {
@@ -234,6 +246,10 @@ fn float_special(element: ElementType, bits: u64) -> f64 {
 }
 
 fn decode_narrow(format: FloatFormat, bits: u64) -> Option<f64> {
+    if format.unsigned {
+        let max = (1u64 << format.exponent_bits) - 1;
+        return (bits != max).then(|| 2f64.powi(bits as i32 - format.bias));
+    }
     let width = 1 + format.exponent_bits + format.mantissa_bits;
     let sign = (bits >> (width - 1)) & 1 == 1;
     let exponent = ((bits >> format.mantissa_bits) & ((1 << format.exponent_bits) - 1)) as i32;
@@ -247,6 +263,7 @@ fn decode_narrow(format: FloatFormat, bits: u64) -> Option<f64> {
     }
     if !format.ieee_specials
         && !format.nan_is_negative_zero
+        && !format.finite_only
         && exponent == max_exponent
         && mantissa == (1 << format.mantissa_bits) - 1
     {
@@ -286,6 +303,7 @@ pub(crate) fn encode_i64(element: ElementType, value: i64, out: &mut Vec<u8>) {
     match element {
         ElementType::I1 => out.push(u8::from(value != 0)),
         ElementType::I4 | ElementType::UI4 => out.push((value & 0xF) as u8),
+        ElementType::I2 | ElementType::UI2 => out.push((value & 0x3) as u8),
         _ if element.is_integer() => push_le(value as u64, element.storage_bytes(), out),
         _ => encode_f64(element, value as f64, out),
     }
@@ -293,6 +311,16 @@ pub(crate) fn encode_i64(element: ElementType, value: i64, out: &mut Vec<u8>) {
 
 /// Rounds `value` to nearest even in a narrow float format and returns its bits.
 pub(crate) fn encode_narrow(format: FloatFormat, value: f64) -> u64 {
+    if format.unsigned {
+        let max = (1u64 << format.exponent_bits) - 1;
+        if value.is_nan() || value <= 0.0 || value.is_infinite() {
+            return max;
+        }
+        // The nearest power of two, ties (the geometric midpoint) away from zero.
+        let exponent =
+            (value.log2().round() as i64 + i64::from(format.bias)).clamp(0, max as i64 - 1);
+        return exponent as u64;
+    }
     let width = 1 + format.exponent_bits + format.mantissa_bits;
     let sign_bit = 1u64 << (width - 1);
     let max_exponent = (1i32 << format.exponent_bits) - 1;
@@ -319,6 +347,9 @@ pub(crate) fn encode_narrow(format: FloatFormat, value: f64) -> u64 {
     };
     let overflow = if format.ieee_specials {
         sign_if_nonzero | ((max_exponent as u64) << format.mantissa_bits)
+    } else if format.finite_only {
+        // Saturated: the all-ones pattern is the largest value.
+        sign_if_nonzero | nan
     } else {
         nan
     };
@@ -331,7 +362,7 @@ pub(crate) fn encode_narrow(format: FloatFormat, value: f64) -> u64 {
     }
     let (largest_exponent, largest_mantissa) = if format.ieee_specials {
         (max_exponent - 1, (1u64 << format.mantissa_bits) - 1)
-    } else if format.nan_is_negative_zero {
+    } else if format.nan_is_negative_zero || format.finite_only {
         (max_exponent, (1u64 << format.mantissa_bits) - 1)
     } else {
         (max_exponent, (1u64 << format.mantissa_bits) - 2)

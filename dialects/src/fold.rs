@@ -320,7 +320,7 @@ fn binary(op: BinaryOp, x: Num, y: Num) -> Option<Num> {
         }),
         (Num::Bool(x), Num::Bool(y)) => Num::Bool(match op {
             B::And | B::Minimum | B::Multiply => x && y,
-            B::Or | B::Maximum => x || y,
+            B::Or | B::Maximum | B::Add => x || y,
             B::Xor => x != y,
             _ => return None,
         }),

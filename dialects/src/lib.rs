@@ -37,6 +37,7 @@ pub mod error;
 pub mod fold;
 pub mod function;
 pub(crate) mod infer;
+pub mod legalize;
 pub mod location;
 pub mod module;
 pub mod op;

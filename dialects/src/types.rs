@@ -7,21 +7,30 @@ use std::fmt;
 pub enum ElementType {
     /// `i1`, the boolean type.
     I1,
+    I2,
     I4,
     I8,
     I16,
     I32,
     I64,
+    UI2,
     UI4,
     UI8,
     UI16,
     UI32,
     UI64,
+    F4E2M1FN,
+    F6E2M3FN,
+    F6E3M2FN,
+    F8E3M4,
+    F8E4M3,
     F8E4M3FN,
     F8E5M2,
     F8E4M3FNUZ,
     F8E5M2FNUZ,
     F8E4M3B11FNUZ,
+    /// Powers of two only: 8 exponent bits, no sign, no mantissa, no zero; `0xFF` is NaN.
+    F8E8M0FNU,
     BF16,
     F16,
     F32,
@@ -42,27 +51,40 @@ pub(crate) struct FloatFormat {
     pub ieee_specials: bool,
     /// `FNUZ` types: the only NaN is the negative-zero bit pattern, there is no infinity.
     pub nan_is_negative_zero: bool,
+    /// No NaN and no infinity (`f4E2M1FN`, the `f6` types): every bit pattern is a number;
+    /// values beyond the largest (NaN too) saturate to it.
+    pub finite_only: bool,
+    /// No sign bit and no mantissa (`f8E8M0FNU`): powers of two, all-ones is NaN.
+    pub unsigned: bool,
 }
 
 impl ElementType {
     /// Every element type, in a fixed order.
-    pub const ALL: [ElementType; 22] = [
+    pub const ALL: [ElementType; 30] = [
         Self::I1,
+        Self::I2,
         Self::I4,
         Self::I8,
         Self::I16,
         Self::I32,
         Self::I64,
+        Self::UI2,
         Self::UI4,
         Self::UI8,
         Self::UI16,
         Self::UI32,
         Self::UI64,
+        Self::F4E2M1FN,
+        Self::F6E2M3FN,
+        Self::F6E3M2FN,
+        Self::F8E3M4,
+        Self::F8E4M3,
         Self::F8E4M3FN,
         Self::F8E5M2,
         Self::F8E4M3FNUZ,
         Self::F8E5M2FNUZ,
         Self::F8E4M3B11FNUZ,
+        Self::F8E8M0FNU,
         Self::BF16,
         Self::F16,
         Self::F32,
@@ -75,16 +97,24 @@ impl ElementType {
     pub fn mnemonic(self) -> &'static str {
         match self {
             Self::I1 => "i1",
+            Self::I2 => "i2",
             Self::I4 => "i4",
             Self::I8 => "i8",
             Self::I16 => "i16",
             Self::I32 => "i32",
             Self::I64 => "i64",
+            Self::UI2 => "ui2",
             Self::UI4 => "ui4",
             Self::UI8 => "ui8",
             Self::UI16 => "ui16",
             Self::UI32 => "ui32",
             Self::UI64 => "ui64",
+            Self::F4E2M1FN => "f4E2M1FN",
+            Self::F6E2M3FN => "f6E2M3FN",
+            Self::F6E3M2FN => "f6E3M2FN",
+            Self::F8E3M4 => "f8E3M4",
+            Self::F8E4M3 => "f8E4M3",
+            Self::F8E8M0FNU => "f8E8M0FNU",
             Self::F8E4M3FN => "f8E4M3FN",
             Self::F8E5M2 => "f8E5M2",
             Self::F8E4M3FNUZ => "f8E4M3FNUZ",
@@ -108,7 +138,10 @@ impl ElementType {
     pub fn bit_width(self) -> u32 {
         match self {
             Self::I1 => 1,
-            Self::I4 | Self::UI4 => 4,
+            Self::I2 | Self::UI2 => 2,
+            Self::I4 | Self::UI4 | Self::F4E2M1FN => 4,
+            Self::F6E2M3FN | Self::F6E3M2FN => 6,
+            Self::F8E3M4 | Self::F8E4M3 | Self::F8E8M0FNU => 8,
             Self::I8
             | Self::UI8
             | Self::F8E4M3FN
@@ -140,14 +173,14 @@ impl ElementType {
     pub fn is_signed_integer(self) -> bool {
         matches!(
             self,
-            Self::I4 | Self::I8 | Self::I16 | Self::I32 | Self::I64
+            Self::I2 | Self::I4 | Self::I8 | Self::I16 | Self::I32 | Self::I64
         )
     }
 
     pub fn is_unsigned_integer(self) -> bool {
         matches!(
             self,
-            Self::UI4 | Self::UI8 | Self::UI16 | Self::UI32 | Self::UI64
+            Self::UI2 | Self::UI4 | Self::UI8 | Self::UI16 | Self::UI32 | Self::UI64
         )
     }
 
@@ -179,6 +212,12 @@ impl ElementType {
 
     pub(crate) fn float_format(self) -> Option<FloatFormat> {
         let (exponent_bits, mantissa_bits, bias, ieee_specials, nan_is_negative_zero) = match self {
+            Self::F4E2M1FN => (2, 1, 1, false, false),
+            Self::F6E2M3FN => (2, 3, 1, false, false),
+            Self::F6E3M2FN => (3, 2, 3, false, false),
+            Self::F8E3M4 => (3, 4, 3, true, false),
+            Self::F8E4M3 => (4, 3, 7, true, false),
+            Self::F8E8M0FNU => (8, 0, 127, false, false),
             Self::F8E4M3FN => (4, 3, 7, false, false),
             Self::F8E5M2 => (5, 2, 15, true, false),
             Self::F8E4M3FNUZ => (4, 3, 8, false, true),
@@ -196,6 +235,8 @@ impl ElementType {
             bias,
             ieee_specials,
             nan_is_negative_zero,
+            finite_only: matches!(self, Self::F4E2M1FN | Self::F6E2M3FN | Self::F6E3M2FN),
+            unsigned: self == Self::F8E8M0FNU,
         })
     }
 }

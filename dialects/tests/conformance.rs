@@ -18,6 +18,7 @@ mod conformance {
     pub mod reduction;
     pub mod shapes;
     pub mod support;
+    pub mod tuples_io;
 }
 
 use conformance::*;
@@ -83,6 +84,12 @@ fn chlo_ops() {
 }
 
 #[test]
+fn tuples_tokens_and_io() {
+    tpuc_expect::skip_without!(CpuPlugin);
+    support::run_all("tuples and io", tuples_io::cases());
+}
+
+#[test]
 fn locations_and_attributes() {
     tpuc_expect::skip_without!(CpuPlugin);
     support::run_all("metadata", metadata::cases());
@@ -104,6 +111,7 @@ fn every_op_kind_has_a_case() {
         dynamic::cases(),
         metadata::cases(),
         chlo::cases(),
+        tuples_io::cases(),
     ];
     let texts: Vec<String> = families
         .iter()

@@ -1,7 +1,8 @@
 //! Parser and verifier diagnostics as `.mlir` file tests (`tests/filetests/**`): each file is a
 //! module and its expected `// ERROR: line:col: message` lines, or, for a valid module, its
 //! pretty-printed form as `// CHECK:` lines. `// RUN: parse` stops after the parser;
-//! `// RUN: verify` also verifies. `BLESS=1 cargo test -p tpuc-ir --test filetests` rewrites
+//! `// RUN: verify` also verifies; `// RUN: legalize` verifies, applies the rewrites for XLA
+//! (`tpuc_ir::legalize`) and verifies again. `BLESS=1 cargo test -p tpuc-ir --test filetests` rewrites
 //! the expected lines (see `docs/testing.md`).
 //!
 //! A parse error is at its own line and column; a verifier error at the start of its op's text
@@ -16,12 +17,17 @@ use tpuc_ir::verify::Site;
 use tpuc_ir::{IrError, VerifyError};
 
 fn run(test: &FileTest) -> Result<Outcome, String> {
-    let verify = match test.run_line()? {
-        "parse" => false,
-        "verify" => true,
-        other => return Err(format!("unknown RUN `{other}`: use `parse` or `verify`")),
+    let (verify, legalize) = match test.run_line()? {
+        "parse" => (false, false),
+        "verify" => (true, false),
+        "legalize" => (true, true),
+        other => {
+            return Err(format!(
+                "unknown RUN `{other}`: use `parse`, `verify` or `legalize`"
+            ));
+        }
     };
-    let (module, spans) = match parse_module_with_spans(&test.source) {
+    let (mut module, spans) = match parse_module_with_spans(&test.source) {
         Ok(parsed) => parsed,
         Err(error) => {
             return Ok(Outcome::Diagnostics(vec![Diagnostic {
@@ -44,6 +50,10 @@ fn run(test: &FileTest) -> Result<Outcome, String> {
             }
             Err(other) => return Err(format!("the verifier failed otherwise: {other}")),
         }
+    }
+    if legalize {
+        tpuc_ir::legalize::for_xla(&mut module).map_err(|e| format!("legalize: {e}"))?;
+        tpuc_ir::verify(&module).map_err(|e| format!("the legalized module: {e}"))?;
     }
     let options = PrintOptions::with_locations(LocationStyle::Strip);
     Ok(Outcome::Output(tpuc_ir::print::pretty(&module, &options)))

@@ -193,7 +193,11 @@ fn every_op_name_is_written_once() {
 
 #[test]
 fn every_attribute_name_is_written_once() {
-    let found = occurrences(|text| tpuc_ir::attr_name::ALL.contains(&text));
+    let mut found = occurrences(|text| tpuc_ir::attr_name::ALL.contains(&text));
+    // `index` is also MLIR's builtin type, named once in the parser (`INDEX_TYPE`).
+    if let Some(places) = found.get_mut("index") {
+        places.retain(|at| !at.starts_with("src/parse/types.rs"));
+    }
     let repeated = repeated(&found);
     assert!(
         repeated.is_empty(),

@@ -546,6 +546,43 @@ fn contractions() -> Function {
                 &[spectrum],
                 f32s(&[2, 4, 5]),
             );
+            let map_body = b.adder(ElementType::F32);
+            b.op_with(
+                OpKind::Map {
+                    dimensions: vec![0, 1, 2],
+                },
+                &[out, out],
+                &[f32s(&[2, 4, 5])],
+                vec![map_body],
+                NamedAttrs::new(),
+            );
+            b.one(
+                OpKind::CollectiveBroadcast {
+                    replica_groups: vec![vec![0, 1]],
+                    channel: None,
+                    has_dynamic_root: false,
+                },
+                &[out],
+                f32s(&[2, 4, 5]),
+            );
+            b.one(
+                OpKind::ReducePrecision {
+                    exponent_bits: 5,
+                    mantissa_bits: 2,
+                },
+                &[out],
+                f32s(&[2, 4, 5]),
+            );
+            b.one(
+                OpKind::TriangularSolve {
+                    left_side: false,
+                    lower: true,
+                    unit_diagonal: true,
+                    transpose_a: Transpose::Adjoint,
+                },
+                &[a[2], a[2]],
+                f32s(&[1, 3, 8, 8]),
+            );
             vec![out]
         },
     )
@@ -1068,6 +1105,87 @@ fn helper() -> Function {
     f
 }
 
+/// Tuples, tokens, host I/O and the compatibility ops.
+fn tuples_and_io() -> Function {
+    let x = f32s(&[2, 3]);
+    function(
+        "tuples_and_io",
+        &[x.clone(), tensor(&[3], ElementType::F32), Type::Token],
+        std::slice::from_ref(&x),
+        |b, a| {
+            let pair = Type::Tuple(vec![x.clone(), Type::Token]);
+            let t = b.one(OpKind::Tuple, &[a[0], a[2]], pair);
+            b.one(OpKind::GetTupleElement { index: 0 }, &[t], x.clone());
+            let created = b.one(OpKind::CreateToken, &[], Type::Token);
+            let token = b.one(OpKind::AfterAll, &[created, a[2]], Type::Token);
+            let channel = Some(ChannelHandle { handle: 5, kind: 2 });
+            let sent = b.one(
+                OpKind::Send {
+                    channel,
+                    is_host_transfer: true,
+                },
+                &[a[0], token],
+                Type::Token,
+            );
+            let received = b.op(
+                OpKind::Recv {
+                    channel: Some(ChannelHandle { handle: 6, kind: 1 }),
+                    is_host_transfer: false,
+                },
+                &[sent],
+                &[x.clone(), Type::Token],
+            );
+            b.one(
+                OpKind::Outfeed {
+                    config: "feed".into(),
+                },
+                &[received[0], received[1]],
+                Type::Token,
+            );
+            b.one(OpKind::Broadcast { sizes: vec![4] }, &[a[1]], f32s(&[4, 3]));
+            let size = b.constant(&TensorType::of(&[], ElementType::I32), &[2.0]);
+            b.one(
+                OpKind::SetDimensionSize { dimension: 1 },
+                &[a[0], size],
+                x.clone(),
+            );
+            let shape = b.constant(&TensorType::of(&[2], ElementType::I64), &[2.0, 3.0]);
+            let zero = b.constant(&TensorType::of(&[], ElementType::F32), &[0.0]);
+            b.one(
+                OpKind::Rng {
+                    distribution: RngDistribution::Normal,
+                },
+                &[zero, zero, shape],
+                x.clone(),
+            );
+            b.one(
+                OpKind::Einsum {
+                    config: "ab,cb->ac".into(),
+                },
+                &[a[0], a[0]],
+                f32s(&[2, 2]),
+            );
+            b.one(
+                OpKind::UnaryEinsum {
+                    config: "ab->a".into(),
+                },
+                &[a[0]],
+                f32s(&[2]),
+            );
+            let per_feature = b.constant(&TensorType::of(&[3], ElementType::F32), &[1.0, 1.0, 1.0]);
+            let grads = b.op(
+                OpKind::BatchNormGrad {
+                    epsilon: 0.5,
+                    feature_index: 1,
+                },
+                &[a[0], per_feature, per_feature, per_feature, a[0]],
+                &[x.clone(), f32s(&[3]), f32s(&[3])],
+            );
+            vec![grads[0]]
+        },
+    )
+}
+
 fn module() -> Module {
     let mut module = Module::new();
     module.name = Some("jit_everything".into());
@@ -1108,6 +1226,7 @@ fn module() -> Module {
         control(),
         misc(),
         chlo(),
+        tuples_and_io(),
         helper(),
     ] {
         module.add_function(function).unwrap();

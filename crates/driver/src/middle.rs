@@ -40,6 +40,9 @@ pub fn build(source: &ProgramSource, name: &str, options: &Options) -> Result<Bu
     }
     let spec = options.pipeline.spec(source.kind());
     let passes = spec.run(&mut program, &options.run)?;
+    // Where XLA departs from the spec, the module asks for the spec's answer.
+    tpuc_ir::legalize::for_xla(&mut program.module)
+        .map_err(|error| DriverError::Module(Box::new(error)))?;
     let (arguments, results) = bindings(&program, name)?;
     Ok(Built {
         program,

@@ -365,11 +365,12 @@ pub(crate) fn device_options(partitions: u64, replicas: u64) -> CompileOptions {
 }
 
 /// Pairs of torch dtypes and PJRT element types with the same host representation.
-const ELEMENT_TYPES: [(DType, ElementType); 21] = [
+const ELEMENT_TYPES: [(DType, ElementType); 23] = [
     (DType::Bool, ElementType::Pred),
     (DType::U8, ElementType::U8),
     (DType::I8, ElementType::S8),
     (DType::I4, ElementType::S4),
+    (DType::U4, ElementType::U4),
     (DType::I16, ElementType::S16),
     (DType::I32, ElementType::S32),
     (DType::I64, ElementType::S64),
@@ -386,6 +387,7 @@ const ELEMENT_TYPES: [(DType, ElementType); 21] = [
     (DType::F8E5M2, ElementType::F8E5M2),
     (DType::F8E4M3FNUZ, ElementType::F8E4M3FNUZ),
     (DType::F8E5M2FNUZ, ElementType::F8E5M2FNUZ),
+    (DType::F8E8M0FNU, ElementType::F8E8M0FNU),
     (DType::F8E8M0FNU, ElementType::F8E8M0FNU),
 ];
 

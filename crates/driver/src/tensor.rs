@@ -2,6 +2,7 @@
 
 use std::borrow::Cow;
 
+use tpuc_ir::{DenseElements, ElementType, TensorType};
 use tpuc_npy::{Array, Dtype};
 use tpuc_pt2::DType;
 
@@ -50,7 +51,8 @@ pub fn npy_dtype(dtype: DType) -> Option<Dtype> {
         | DType::F8E4M3FNUZ
         | DType::F8E5M2FNUZ
         | DType::F8E8M0FNU
-        | DType::I4 => return None,
+        | DType::I4
+        | DType::U4 => return None,
     })
 }
 
@@ -80,14 +82,36 @@ impl HostTensor<'_> {
         self.shape.iter().map(|&d| d.max(0) as usize).product()
     }
 
-    /// The tensor as a `.npy` array: bfloat16 widened to float32 (exactly); `None` for types
-    /// numpy lacks (complex32, float8).
+    /// The tensor as a `.npy` array. Types numpy lacks are widened exactly: bfloat16 and the
+    /// float8 types to float32, int4 to int8, uint4 to uint8; `None` for complex32.
     pub fn to_npy(&self) -> Option<Array> {
         let shape = self.shape.iter().map(|&d| d.max(0) as usize).collect();
         let array = match (self.dtype, npy_dtype(self.dtype)) {
             (DType::BF16, _) => Array::from_bf16(shape, &self.bytes),
+            // One value per byte, in its low nibble: sign-extended.
+            (DType::I4, _) => Array::new(
+                Dtype::I8,
+                shape,
+                self.bytes
+                    .iter()
+                    .map(|&b| (((b << 4) as i8) >> 4) as u8)
+                    .collect(),
+            ),
+            (DType::U4, _) => Array::new(
+                Dtype::U8,
+                shape,
+                self.bytes.iter().map(|&b| b & 0x0f).collect(),
+            ),
             (_, Some(dtype)) => Array::new(dtype, shape, self.bytes.to_vec()),
-            (_, None) => return None,
+            (dtype, None) => {
+                let element = narrow_float(dtype)?;
+                let f32s = self
+                    .bytes
+                    .iter()
+                    .flat_map(|&byte| (float_of(element, byte) as f32).to_le_bytes())
+                    .collect();
+                Array::new(Dtype::F32, shape, f32s)
+            }
         };
         // The device returned exactly `numel` elements, so the lengths agree.
         array.ok()
@@ -131,6 +155,27 @@ pub(crate) fn from_npy(array: &Array, dtype: DType) -> HostTensor<'static> {
     }
 }
 
+/// The one-byte float types, which `.npy` files hold as float32.
+fn narrow_float(dtype: DType) -> Option<ElementType> {
+    Some(match dtype {
+        DType::F8E4M3FN => ElementType::F8E4M3FN,
+        DType::F8E5M2 => ElementType::F8E5M2,
+        DType::F8E4M3FNUZ => ElementType::F8E4M3FNUZ,
+        DType::F8E5M2FNUZ => ElementType::F8E5M2FNUZ,
+        DType::F8E8M0FNU => ElementType::F8E8M0FNU,
+        _ => return None,
+    })
+}
+
+/// The value of one byte of a one-byte float type (NaN and infinities included).
+fn float_of(element: ElementType, byte: u8) -> f64 {
+    let ty = TensorType::of(&[1], element);
+    DenseElements::from_bytes(&ty, vec![byte])
+        .ok()
+        .and_then(|data| data.float_at(element, 0))
+        .unwrap_or(f64::NAN)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -162,6 +207,38 @@ mod tests {
         assert!(int8(&[-9, 0]).narrowed(DType::I4).is_none());
         assert!(int8(&[8]).narrowed(DType::I4).is_none());
         assert!(int8(&[1]).narrowed(DType::BF16).is_none());
+    }
+
+    #[test]
+    fn int4_and_float8_are_written_widened_exactly() {
+        let tensor = |dtype, bytes: &[u8]| HostTensor {
+            dtype,
+            shape: vec![bytes.len() as i64],
+            bytes: Cow::Owned(bytes.to_vec()),
+        };
+        let int4 = tensor(DType::I4, &[0x08, 0x07, 0x0f, 0xf9])
+            .to_npy()
+            .unwrap();
+        assert_eq!(int4.dtype(), Dtype::I8);
+        assert_eq!(int4.to_f64(), [-8.0, 7.0, -1.0, -7.0]);
+        let uint4 = tensor(DType::U4, &[0x0f, 0x00, 0x07]).to_npy().unwrap();
+        assert_eq!(uint4.dtype(), Dtype::U8);
+        assert_eq!(uint4.to_f64(), [15.0, 0.0, 7.0]);
+        // e4m3fn: 0x38 is 1.0, 0xC4 is -3.0, 0x7F NaN, 0x01 the smallest subnormal (2^-9).
+        let f8 = tensor(DType::F8E4M3FN, &[0x38, 0xc4, 0x7f, 0x01])
+            .to_npy()
+            .unwrap();
+        assert_eq!(f8.dtype(), Dtype::F32);
+        let values = f8.to_f64();
+        assert_eq!(values[..2], [1.0, -3.0]);
+        assert!(values[2].is_nan());
+        assert_eq!(values[3], 2f64.powi(-9));
+        // e8m0: 0x7F is 1.0, 0xFF NaN.
+        let e8m0 = tensor(DType::F8E8M0FNU, &[0x7f, 0x80]).to_npy().unwrap();
+        assert_eq!(e8m0.to_f64(), [1.0, 2.0]);
+        // e5m2: 0x7C is infinity.
+        let e5m2 = tensor(DType::F8E5M2, &[0x7c]).to_npy().unwrap();
+        assert_eq!(e5m2.to_f64(), [f64::INFINITY]);
     }
 
     #[test]

@@ -6,7 +6,7 @@ use super::{Builder, CustomCallOptions, IntoShape, RegionBody};
 use crate::attr::{
     ChannelHandle, CollectiveAttrs, ComparisonDirection, ComparisonType, ConvAttrs, DotDims,
     FftType, GatherDims, NamedAttrs, PrecisionConfig, RngAlgorithm, ScatterDims, TensorSharding,
-    WindowAttrs,
+    Transpose, WindowAttrs,
 };
 use crate::dense::DenseElements;
 use crate::error::{IrError, Result};
@@ -480,6 +480,20 @@ impl<F: BorrowMut<Function>> Builder<F> {
         Ok(results[0])
     }
 
+    /// `map` over every dimension of `inputs`; the computation gets one scalar of each input and
+    /// returns one scalar.
+    pub fn map(&mut self, inputs: &[Value], computation: impl RegionBody<Self>) -> Result<Value> {
+        let first = inputs
+            .first()
+            .ok_or_else(|| IrError::builder("`map` needs at least one input"))?;
+        let rank = self.tensor_type(*first)?.rank() as i64;
+        let kind = OpKind::Map {
+            dimensions: (0..rank).collect(),
+        };
+        let results = self.op_with_bodies(kind, inputs, vec![Box::new(computation)], None)?;
+        Ok(results[0])
+    }
+
     /// `sort`; the comparator gets (lhs0, rhs0, lhs1, rhs1, ...) and returns one `tensor<i1>`.
     pub fn sort(
         &mut self,
@@ -636,6 +650,42 @@ impl<F: BorrowMut<Function>> Builder<F> {
         let kind = OpKind::Fft {
             fft_type,
             fft_length: fft_length.to_vec(),
+        };
+        self.op1(kind, &[operand], Vec::new(), None)
+    }
+
+    /// Solves `op(a) x = b` (`left_side`) or `x op(a) = b` for `x`, reading `a` from its lower
+    /// (`lower`) or upper triangle, its diagonal taken as ones if `unit_diagonal`; `op` is
+    /// `transpose_a`. Leading dimensions are batch dimensions.
+    pub fn triangular_solve(
+        &mut self,
+        a: Value,
+        b: Value,
+        left_side: bool,
+        lower: bool,
+        unit_diagonal: bool,
+        transpose_a: Transpose,
+    ) -> Result<Value> {
+        let kind = OpKind::TriangularSolve {
+            left_side,
+            lower,
+            unit_diagonal,
+            transpose_a,
+        };
+        self.op1(kind, &[a, b], Vec::new(), None)
+    }
+
+    /// Each element rounded to a float format of `exponent_bits` and `mantissa_bits` (the
+    /// result keeps the operand's type).
+    pub fn reduce_precision(
+        &mut self,
+        operand: Value,
+        exponent_bits: i32,
+        mantissa_bits: i32,
+    ) -> Result<Value> {
+        let kind = OpKind::ReducePrecision {
+            exponent_bits,
+            mantissa_bits,
         };
         self.op1(kind, &[operand], Vec::new(), None)
     }

@@ -48,9 +48,13 @@ fn broadcast_pair(dims: &[i64], operands: &[Type]) -> InferResult<[Type; 2]> {
 }
 
 /// `chlo.next_after`, `chlo.polygamma`, `chlo.zeta`: float operands of one type.
-pub(super) fn binary(_: ChloBinaryOp, operands: &[Type]) -> InferResult<Vec<Type>> {
+pub(super) fn binary(op: ChloBinaryOp, operands: &[Type]) -> InferResult<Vec<Type>> {
     let (lhs, rhs) = super::elementwise::same_element_pair(operands)?;
-    if !lhs.element.is_float() {
+    let accepted = match op {
+        ChloBinaryOp::Mulhi => lhs.element.is_integer(),
+        _ => lhs.element.is_float(),
+    };
+    if !accepted {
         return Err(format!("does not accept element type {}", lhs.element));
     }
     if !lhs.is_compatible(rhs) {

@@ -20,14 +20,23 @@ fn check_scalar_operand(operands: &[Type], element: ElementType, what: &str) -> 
     Ok(())
 }
 
-/// Every branch returns the same types, which are the op's results.
+/// Every branch returns compatible types (equal but where one has a dynamic dimension), which
+/// are the op's results.
 fn branches(regions: &[RegionSig]) -> InferResult<Vec<Type>> {
     let first = regions.first().ok_or("expects at least one branch")?;
     for (i, region) in regions.iter().enumerate() {
         if !region.args.is_empty() {
             return Err(format!("branch {i} must take no arguments"));
         }
-        region.check_returns(&first.returns, &format!("branch {i}"))?;
+        let compatible = region.returns.len() == first.returns.len()
+            && region
+                .returns
+                .iter()
+                .zip(&first.returns)
+                .all(|(a, b)| a.is_compatible(b));
+        if !compatible {
+            region.check_returns(&first.returns, &format!("branch {i}"))?;
+        }
     }
     Ok(first.returns.clone())
 }
@@ -38,7 +47,7 @@ pub(super) fn if_else(operands: &[Type], regions: &[RegionSig]) -> InferResult<V
 }
 
 pub(super) fn case(operands: &[Type], regions: &[RegionSig]) -> InferResult<Vec<Type>> {
-    check_scalar_operand(operands, ElementType::I32, "index")?;
+    check_scalar_operand(operands, ElementType::I32, "the index operand")?;
     branches(regions)
 }
 
@@ -72,6 +81,19 @@ pub(super) fn batch_norm_inference(
 
 pub(super) fn batch_norm_training(feature_index: i64, operands: &[Type]) -> InferResult<Vec<Type>> {
     let (operand, features) = batch_norm_operands(feature_index, operands)?;
+    let per_feature = Type::Tensor(TensorType::new(vec![features], operand.element));
+    Ok(vec![operands[0].clone(), per_feature.clone(), per_feature])
+}
+
+/// (operand, scale, mean, variance, grad_output) -> (grad_operand, grad_scale, grad_offset).
+pub(super) fn batch_norm_grad(feature_index: i64, operands: &[Type]) -> InferResult<Vec<Type>> {
+    let (operand, features) = batch_norm_operands(feature_index, &operands[..4])?;
+    if operands[4] != operands[0] {
+        return Err(format!(
+            "grad_output must have the operand's type {}, got {}",
+            operands[0], operands[4]
+        ));
+    }
     let per_feature = Type::Tensor(TensorType::new(vec![features], operand.element));
     Ok(vec![operands[0].clone(), per_feature.clone(), per_feature])
 }

@@ -170,17 +170,40 @@ pub(super) fn clamp(operands: &[Type]) -> InferResult<Vec<Type>> {
     Ok(vec![Type::Tensor(operand.clone())])
 }
 
+/// Any element type to any other; complex to real or integer keeps the real part (the spec's
+/// semantics, which XLA implements).
 pub(super) fn convert(operands: &[Type], declared: Option<&[Type]>) -> InferResult<Vec<Type>> {
     let operand = tensor(&operands[0], "operand")?;
     let result = declared_tensor(declared)?;
-    if operand.element.is_complex() && !result.element.is_complex() {
-        return Err(format!(
-            "cannot convert {} to {}: take `real`/`imag` first",
-            operand.element, result.element
-        ));
-    }
     let shape = refine_shape(&operand.shape, &result.shape, "operand and result")?;
     Ok(vec![Type::Tensor(TensorType::new(shape, result.element))])
+}
+
+/// A floating-point operand (I1) rounded to at least one exponent bit (C2) and no negative
+/// mantissa bits (C3); the result has its type (C1).
+pub(super) fn reduce_precision(
+    exponent_bits: i32,
+    mantissa_bits: i32,
+    operands: &[Type],
+) -> InferResult<Vec<Type>> {
+    let operand = tensor(&operands[0], "operand")?;
+    if !operand.element.is_float() {
+        return Err(format!(
+            "I1: operand must be of a floating-point type, got {}",
+            operand.element
+        ));
+    }
+    if exponent_bits < 1 {
+        return Err(format!(
+            "C2: exponent_bits must be at least 1, got {exponent_bits}"
+        ));
+    }
+    if mantissa_bits < 0 {
+        return Err(format!(
+            "C3: mantissa_bits must be at least 0, got {mantissa_bits}"
+        ));
+    }
+    Ok(vec![operands[0].clone()])
 }
 
 pub(super) fn bitcast_convert(

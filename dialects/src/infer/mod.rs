@@ -12,9 +12,11 @@ mod control;
 mod elementwise;
 mod fft;
 mod index;
+mod linalg;
 mod ragged_dot;
 mod reduce;
 mod shape;
+mod tuple;
 
 pub(crate) use elementwise::default_compare_type;
 
@@ -85,8 +87,12 @@ pub(crate) fn result_types(sig: &OpSig<'_>) -> InferResult<Vec<Type>> {
         check_results(opcode.results(), declared.len())?;
     }
     let expected_args = region_args(sig.kind, sig.operands)?;
+    let promotes = matches!(
+        sig.kind,
+        OpKind::Reduce { .. } | OpKind::AllReduce(_) | OpKind::ReduceScatter { .. }
+    );
     for (i, (region, args)) in sig.regions.iter().zip(&expected_args).enumerate() {
-        if &region.args != args {
+        if &region.args != args && !(promotes && promotable_types(args, &region.args)) {
             return Err(format!(
                 "region {i} must take ({}), takes ({})",
                 list(args),
@@ -150,6 +156,7 @@ pub(crate) fn region_args(kind: &OpKind, operands: &[Type]) -> InferResult<Vec<V
             let element = scalars_of(operands.first().map(std::slice::from_ref).unwrap_or(&[]))?;
             Ok(vec![[element.clone(), element].concat()])
         }
+        OpKind::Map { .. } => Ok(vec![scalars_of(operands)?]),
         OpKind::While => Ok(vec![operands.to_vec(), operands.to_vec()]),
         OpKind::If => Ok(vec![Vec::new(), Vec::new()]),
         // `case` branches take no arguments; `branches` checks them.
@@ -181,6 +188,10 @@ fn infer(sig: &OpSig<'_>) -> InferResult<Vec<Type>> {
         OpKind::Clamp => elementwise::clamp(ops),
         OpKind::Convert => elementwise::convert(ops, sig.declared),
         OpKind::BitcastConvert => elementwise::bitcast_convert(ops, sig.declared),
+        OpKind::ReducePrecision {
+            exponent_bits,
+            mantissa_bits,
+        } => elementwise::reduce_precision(*exponent_bits, *mantissa_bits, ops),
         OpKind::Constant(data) => shape::constant(data, sig.declared),
         OpKind::Iota { dimension } => shape::iota(*dimension, sig.declared),
         OpKind::BroadcastInDim { dims } => shape::broadcast_in_dim(dims, ops, sig.declared),
@@ -214,6 +225,7 @@ fn infer(sig: &OpSig<'_>) -> InferResult<Vec<Type>> {
             fft_type,
             fft_length,
         } => fft::fft(*fft_type, fft_length, ops),
+        OpKind::TriangularSolve { left_side, .. } => linalg::triangular_solve(*left_side, ops),
         OpKind::Reduce { dimensions } => reduce::reduce(dimensions, ops, sig.regions),
         OpKind::ReduceWindow(window) => reduce::reduce_window(window, ops, sig.regions),
         OpKind::SelectAndScatter {
@@ -224,6 +236,7 @@ fn infer(sig: &OpSig<'_>) -> InferResult<Vec<Type>> {
             reduce::select_and_scatter(window_dimensions, window_strides, padding, ops, sig.regions)
         }
         OpKind::Sort { dimension, .. } => reduce::sort(*dimension, ops, sig.regions),
+        OpKind::Map { dimensions } => reduce::map(dimensions, ops, sig.regions),
         OpKind::While => control::while_loop(ops, sig.regions),
         OpKind::If => control::if_else(ops, sig.regions),
         OpKind::Case => control::case(ops, sig.regions),
@@ -237,6 +250,10 @@ fn infer(sig: &OpSig<'_>) -> InferResult<Vec<Type>> {
              only string configs (api_version 1-3) are supported"
                 .to_string(),
         ),
+        OpKind::Composite { name, .. } if !is_namespaced_op_name(name) => Err(format!(
+            "C1: name `{name}` must be a namespaced op name (`dialect.op`: a letter, then \
+             letters, digits and `_`; each `.`-separated part after it also `$`)"
+        )),
         OpKind::Composite { .. } | OpKind::CustomCall { .. } | OpKind::Call { .. } => {
             Ok(declared(sig.declared)?.to_vec())
         }
@@ -247,7 +264,7 @@ fn infer(sig: &OpSig<'_>) -> InferResult<Vec<Type>> {
             control::batch_norm_training(*feature_index, ops)
         }
         OpKind::RngBitGenerator { .. } => control::rng_bit_generator(ops, sig.declared),
-        OpKind::AllReduce(_) => collective::all_reduce(ops, sig.regions),
+        OpKind::AllReduce(collective) => collective::all_reduce(collective, ops, sig.regions),
         OpKind::AllGather {
             dimension,
             collective,
@@ -260,12 +277,24 @@ fn infer(sig: &OpSig<'_>) -> InferResult<Vec<Type>> {
             split_dimension,
             concat_dimension,
             split_count,
+            replica_groups,
             ..
-        } => collective::all_to_all(*split_dimension, *concat_dimension, *split_count, ops),
+        } => collective::all_to_all(
+            *split_dimension,
+            *concat_dimension,
+            *split_count,
+            replica_groups,
+            ops,
+        ),
         OpKind::CollectivePermute {
             source_target_pairs,
             ..
         } => collective::collective_permute(source_target_pairs, ops),
+        OpKind::CollectiveBroadcast {
+            replica_groups,
+            has_dynamic_root,
+            ..
+        } => collective::collective_broadcast(replica_groups, *has_dynamic_root, ops),
         OpKind::ReplicaId | OpKind::PartitionId => Ok(vec![scalar(ElementType::UI32)]),
         OpKind::DynamicBroadcastInDim {
             dims,
@@ -284,6 +313,22 @@ fn infer(sig: &OpSig<'_>) -> InferResult<Vec<Type>> {
         OpKind::DynamicPad => shape::dynamic_pad(ops, sig.declared),
         OpKind::RealDynamicSlice => shape::real_dynamic_slice(ops, sig.declared),
         OpKind::Return | OpKind::RegionReturn => Ok(Vec::new()),
+        OpKind::Tuple => Ok(vec![Type::Tuple(ops.to_vec())]),
+        OpKind::GetTupleElement { index } => tuple::get_tuple_element(*index, ops),
+        OpKind::CreateToken => Ok(vec![Type::Token]),
+        OpKind::AfterAll => tuple::after_all(ops),
+        OpKind::Broadcast { sizes } => shape::broadcast(sizes, ops),
+        OpKind::SetDimensionSize { dimension } => {
+            shape::set_dimension_size(*dimension, ops, sig.declared)
+        }
+        OpKind::Rng { .. } | OpKind::Einsum { .. } | OpKind::UnaryEinsum { .. } => {
+            Ok(declared(sig.declared)?.to_vec())
+        }
+        OpKind::BatchNormGrad { feature_index, .. } => {
+            control::batch_norm_grad(*feature_index, ops)
+        }
+        OpKind::Send { .. } | OpKind::Outfeed { .. } => tuple::token_last(ops),
+        OpKind::Recv { .. } => tuple::recv(ops, sig.declared),
         OpKind::ShardingConstraint(sharding) => {
             let operand = tensor(&ops[0], "operand")?;
             if sharding.dims.len() != operand.rank() {
@@ -296,6 +341,45 @@ fn infer(sig: &OpSig<'_>) -> InferResult<Vec<Type>> {
             Ok(ops.to_vec())
         }
     }
+}
+
+/// Whether `to` is `from` or a wider type of its kind (the spec's `is_promotable`): a
+/// reduction body may compute in a wider type than its inputs.
+pub(crate) fn is_promotable(from: ElementType, to: ElementType) -> bool {
+    let same_kind = (from.is_float() && to.is_float())
+        || (from.is_signed_integer() && to.is_signed_integer())
+        || (from.is_unsigned_integer() && to.is_unsigned_integer())
+        || (from.is_complex() && to.is_complex());
+    from == to || (same_kind && to.bit_width() >= from.bit_width())
+}
+
+/// Scalar region arguments of promotable element types, one for one.
+fn promotable_types(expected: &[Type], actual: &[Type]) -> bool {
+    expected.len() == actual.len()
+        && expected.iter().zip(actual).all(|(e, a)| match (e, a) {
+            (Type::Tensor(e), Type::Tensor(a)) => {
+                e.rank() == 0 && a.rank() == 0 && is_promotable(e.element, a.element)
+            }
+            _ => false,
+        })
+}
+
+/// MLIR's op names: `[a-zA-Z][a-zA-Z0-9_]*` then one or more `.[a-zA-Z0-9_$]+`.
+fn is_namespaced_op_name(name: &str) -> bool {
+    let mut parts = name.split('.');
+    let dialect = parts.next().unwrap_or("");
+    let mut rest = parts.peekable();
+    dialect.starts_with(|c: char| c.is_ascii_alphabetic())
+        && dialect
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '_')
+        && rest.peek().is_some()
+        && rest.all(|part| {
+            !part.is_empty()
+                && part
+                    .chars()
+                    .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '$')
+        })
 }
 
 pub(crate) fn list(types: &[Type]) -> String {

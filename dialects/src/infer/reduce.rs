@@ -1,4 +1,4 @@
-//! Ops with a reduction or comparison body: reduce, reduce_window, select_and_scatter, sort.
+//! Ops with a body: reduce, reduce_window, select_and_scatter, sort, map.
 
 use super::contract::window_output;
 use super::{InferResult, RegionSig, check_dims, check_len, list, scalar, tensor};
@@ -41,6 +41,20 @@ fn inputs_and_inits(operands: &[Type]) -> InferResult<(Vec<&TensorType>, Vec<Ele
     Ok((inputs, elements))
 }
 
+/// The element types of a reduction body's first arguments, or `inputs` where it has none.
+pub(super) fn body_elements(inputs: &[ElementType], body: &RegionSig) -> Vec<ElementType> {
+    inputs
+        .iter()
+        .enumerate()
+        .map(|(i, &e)| {
+            body.args
+                .get(i)
+                .and_then(Type::as_tensor)
+                .map_or(e, |t| t.element)
+        })
+        .collect()
+}
+
 pub(super) fn reduce(
     dimensions: &[i64],
     operands: &[Type],
@@ -48,6 +62,8 @@ pub(super) fn reduce(
 ) -> InferResult<Vec<Type>> {
     let (inputs, elements) = inputs_and_inits(operands)?;
     check_dims(dimensions, inputs[0].rank(), attr_name::DIMENSION)?;
+    // The body's element types: the inputs', or wider ones they promote to (C6).
+    let elements = body_elements(&elements, &regions[0]);
     let scalars: Vec<Type> = elements.iter().map(|&e| scalar(e)).collect();
     regions[0].check_returns(&scalars, "body")?;
     let shape: Vec<Dim> = (0..inputs[0].rank())
@@ -186,4 +202,45 @@ pub(super) fn sort(
     }
     regions[0].check_returns(&[scalar(ElementType::I1)], "comparator")?;
     Ok(operands.to_vec())
+}
+
+/// `map`: inputs of one shape (C1), `dimensions` all of them in order (C2), a computation from
+/// one scalar of each input to one scalar (C3); the result has the inputs' shape and the
+/// computation's element type (C4).
+pub(super) fn map(
+    dimensions: &[i64],
+    operands: &[Type],
+    regions: &[RegionSig],
+) -> InferResult<Vec<Type>> {
+    let first = tensor(&operands[0], "input")?;
+    for ty in &operands[1..] {
+        let input = tensor(ty, "input")?;
+        if !shapes_compatible(&input.shape, &first.shape) {
+            return Err(format!(
+                "C1: inputs must have one shape, got {}",
+                list(operands)
+            ));
+        }
+    }
+    let all: Vec<i64> = (0..first.rank() as i64).collect();
+    if dimensions != all.as_slice() {
+        return Err(format!(
+            "C2: dimensions must be {all:?}, got {dimensions:?}"
+        ));
+    }
+    let [Type::Tensor(returned)] = regions[0].returns.as_slice() else {
+        return Err(format!(
+            "C3: computation must return one scalar tensor, returns ({})",
+            list(&regions[0].returns)
+        ));
+    };
+    if returned.rank() != 0 {
+        return Err(format!(
+            "C3: computation must return a scalar, returns {returned}"
+        ));
+    }
+    Ok(vec![Type::Tensor(TensorType::new(
+        first.shape.clone(),
+        returned.element,
+    ))])
 }

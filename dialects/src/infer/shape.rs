@@ -6,6 +6,53 @@ use crate::dense::DenseElements;
 use crate::op::attr_name;
 use crate::types::{Dim, ElementType, TensorType, Type};
 
+/// `broadcast`: the operand under `sizes` new leading dimensions.
+pub(super) fn broadcast(sizes: &[i64], operands: &[Type]) -> InferResult<Vec<Type>> {
+    let operand = tensor(&operands[0], "operand")?;
+    let mut shape = Vec::with_capacity(sizes.len() + operand.rank());
+    for &size in sizes {
+        let size = u64::try_from(size)
+            .map_err(|_| format!("broadcast_sizes {sizes:?} holds a negative size"))?;
+        shape.push(Dim::Static(size));
+    }
+    shape.extend(operand.shape.iter().copied());
+    Ok(vec![Type::Tensor(TensorType::new(shape, operand.element))])
+}
+
+/// `set_dimension_size`: the operand with dimension `dimension` of the size a scalar i32
+/// holds; the declared result says which static size it keeps, if any.
+pub(super) fn set_dimension_size(
+    dimension: i64,
+    operands: &[Type],
+    declared_types: Option<&[Type]>,
+) -> InferResult<Vec<Type>> {
+    let operand = tensor(&operands[0], "operand")?;
+    let size = tensor(&operands[1], "size")?;
+    if size.rank() != 0 || size.element != ElementType::I32 {
+        return Err(format!("size must be a tensor<i32>, got {size}"));
+    }
+    check_dims(&[dimension], operand.rank(), attr_name::DIMENSION)?;
+    let result = declared_tensor(declared_types)?;
+    let kept: Vec<Dim> = operand
+        .shape
+        .iter()
+        .enumerate()
+        .map(|(i, &d)| {
+            if i as i64 == dimension {
+                Dim::Dynamic
+            } else {
+                d
+            }
+        })
+        .collect();
+    if result.element != operand.element || !crate::types::shapes_compatible(&kept, &result.shape) {
+        return Err(format!(
+            "result must be the operand {operand} with dimension {dimension} resized, got {result}"
+        ));
+    }
+    Ok(vec![Type::Tensor(result.clone())])
+}
+
 pub(super) fn constant(data: &DenseElements, declared: Option<&[Type]>) -> InferResult<Vec<Type>> {
     let result = declared_tensor(declared)?;
     if !result.is_static() {

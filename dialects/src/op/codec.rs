@@ -3,8 +3,8 @@
 
 use crate::attr::{
     Attribute, ChannelHandle, ComparisonDirection, ComparisonType, ConvDims, CustomCallApiVersion,
-    DotDims, FftType, GatherDims, NamedAttrs, Precision, RaggedDotDims, RngAlgorithm, ScatterDims,
-    TensorSharding,
+    DotDims, FftType, GatherDims, NamedAttrs, Precision, RaggedDotDims, RngAlgorithm,
+    RngDistribution, ScatterDims, TensorSharding, Transpose,
 };
 use crate::dense::DenseElements;
 
@@ -37,6 +37,8 @@ enum_attrs!(
     FftType => super::attr_name::FFT_TYPE,
     Precision => "precision",
     RngAlgorithm => super::attr_name::RNG_ALGORITHM,
+    Transpose => "transpose",
+    RngDistribution => super::attr_name::RNG_DISTRIBUTION,
 );
 
 /// A struct whose fields are separate attributes of its op; `without` names fields the op
@@ -67,6 +69,8 @@ pub trait AttrWriter: Sized {
     fn count(&mut self, name: &'static str, value: &u64);
     /// `N : i32`, left out when 0.
     fn opt_i32(&mut self, name: &'static str, value: &i32);
+    /// `N : i32`, always written.
+    fn i32(&mut self, name: &'static str, value: &i32);
     fn f32(&mut self, name: &'static str, value: &f32);
     fn i64_array(&mut self, name: &'static str, value: &[i64]);
     fn opt_i64_array(&mut self, name: &'static str, value: &[i64]);
@@ -125,6 +129,7 @@ pub trait AttrReader: Sized {
     fn int_or(&mut self, name: &'static str, default: i64) -> Result<i64, Self::Error>;
     fn count(&mut self, name: &'static str) -> Result<u64, Self::Error>;
     fn opt_i32(&mut self, name: &'static str) -> Result<i32, Self::Error>;
+    fn i32(&mut self, name: &'static str) -> Result<i32, Self::Error>;
     fn f32(&mut self, name: &'static str) -> Result<f32, Self::Error>;
     fn i64_array(&mut self, name: &'static str) -> Result<Vec<i64>, Self::Error>;
     fn opt_i64_array(&mut self, name: &'static str) -> Result<Vec<i64>, Self::Error>;

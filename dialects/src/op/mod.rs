@@ -145,6 +145,7 @@ op_enum!(
     /// CHLO elementwise float ops of two operands of the same shape, with no StableHLO
     /// counterpart.
     ChloBinaryOp {
+        Mulhi => "chlo.mulhi",
         NextAfter => "chlo.next_after",
         Polygamma => "chlo.polygamma",
         Zeta => "chlo.zeta",

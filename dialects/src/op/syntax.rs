@@ -58,6 +58,12 @@ pub enum Syntax {
     Fft,
     /// `op %s, algorithm = A : (T) -> (T, U)`.
     RngBitGenerator,
+    /// `op %a, format = eXmY : T`.
+    ReducePrecision,
+    /// `op %a, %b : tuple<T, U>`.
+    Tuple,
+    /// `op %t[N] : (tuple<..>) -> T`.
+    GetTupleElement,
     /// `op : T`: no operands, one result.
     ResultType,
     /// `return %a : T` (`func.return`, `stablehlo.return`).

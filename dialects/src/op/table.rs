@@ -6,7 +6,7 @@ use super::{BinaryOp, ChloBinaryOp, ChloBroadcastOp, ChloUnaryOp, UnaryOp};
 use crate::attr::{
     Attribute, ChannelHandle, CollectiveAttrs, ComparisonDirection, ComparisonType, ConvAttrs,
     CustomCallApiVersion, DotDims, FftType, GatherDims, NamedAttrs, PrecisionConfig, RaggedDotDims,
-    RngAlgorithm, ScatterDims, TensorSharding, WindowAttrs,
+    RngAlgorithm, RngDistribution, ScatterDims, TensorSharding, Transpose, WindowAttrs,
 };
 use crate::dense::DenseElements;
 
@@ -53,6 +53,13 @@ define_ops! {
             traits [elementwise];
         Convert => "stablehlo.convert",
             operands 1, results 1, syntax Elementwise, fold Elementwise, sharding Elementwise,
+            traits [elementwise];
+        /// (operand): each element rounded to `exponent_bits` and `mantissa_bits`
+        ReducePrecision {
+            exponent_bits: i32 = EXPONENT_BITS as i32,
+            mantissa_bits: i32 = MANTISSA_BITS as i32,
+        } => "stablehlo.reduce_precision",
+            operands 1, results 1, syntax ReducePrecision, fold None, sharding Elementwise,
             traits [elementwise];
         BitcastConvert => "stablehlo.bitcast_convert",
             operands 1, results 1, syntax Functional, fold Identity, sharding Bitcast;
@@ -127,6 +134,15 @@ define_ops! {
             fft_length: Vec<i64> = FFT_LENGTH as i64_array,
         } => "stablehlo.fft",
             operands 1, results 1, syntax Fft, fold None, sharding Fft;
+        /// (a, b): solves `op(a) x = b` (or `x op(a) = b`) for triangular `a`, batched over the
+        /// leading dimensions
+        TriangularSolve {
+            left_side: bool = LEFT_SIDE as bool,
+            lower: bool = LOWER as bool,
+            unit_diagonal: bool = UNIT_DIAGONAL as bool,
+            transpose_a: Transpose = TRANSPOSE_A as enumerant,
+        } => "stablehlo.triangular_solve",
+            operands 2, results 1, syntax Generic, fold None, sharding None;
         /// (inputs..., init_values...) with region `body`
         Reduce { dimensions: Vec<i64> = DIMENSIONS as i64_array } => "stablehlo.reduce",
             operands (at least 2), results (at least 1), syntax Reduce, fold None, sharding Reduce,
@@ -143,6 +159,10 @@ define_ops! {
             padding: Vec<(i64, i64)> = PADDING as opt_pairs,
         } => "stablehlo.select_and_scatter",
             operands 3, results 1, syntax Generic, fold None, sharding SelectAndScatter, regions 2;
+        /// (inputs...) with region `computation`, applied to the elements at each index
+        Map { dimensions: Vec<i64> = DIMENSIONS as i64_array } => "stablehlo.map",
+            operands (at least 1), results 1, syntax Generic, fold None, sharding None,
+            regions 1;
         /// (inputs...) with region `comparator`
         Sort {
             dimension: i64 = DIMENSION as int_or(-1),
@@ -231,6 +251,15 @@ define_ops! {
             channel: Option<ChannelHandle> = CHANNEL_HANDLE as opt_channel,
         } => "stablehlo.collective_permute",
             operands 1, results 1, syntax Generic, fold None, sharding None, traits [side_effect];
+        /// (operands...[, root]): each group's first process's operands, sent to the group;
+        /// with `has_dynamic_root` the last operand says which process is the root
+        CollectiveBroadcast {
+            replica_groups: Vec<Vec<i64>> = REPLICA_GROUPS as replica_groups,
+            channel: Option<ChannelHandle> = CHANNEL_HANDLE as opt_channel,
+            has_dynamic_root: bool = HAS_DYNAMIC_ROOT as unit_flag,
+        } => "stablehlo.collective_broadcast",
+            operands (at least 1), results (at least 1), syntax Generic, fold None,
+            sharding None, traits [side_effect];
         /// () -> tensor<ui32>
         ReplicaId => "stablehlo.replica_id",
             operands 0, results 1, syntax ResultType, fold None, sharding None,
@@ -238,6 +267,67 @@ define_ops! {
         /// () -> tensor<ui32>
         PartitionId => "stablehlo.partition_id",
             operands 0, results 1, syntax ResultType, fold None, sharding None,
+            traits [side_effect];
+        /// (operands...) -> tuple of their types
+        Tuple => "stablehlo.tuple",
+            operands variadic, results 1, syntax Tuple, fold None, sharding None;
+        /// (tuple) -> its element `index`
+        GetTupleElement { index: i32 = INDEX as i32 } => "stablehlo.get_tuple_element",
+            operands 1, results 1, syntax GetTupleElement, fold None, sharding None;
+        /// () -> token
+        CreateToken => "stablehlo.create_token",
+            operands 0, results 1, syntax ResultType, fold None, sharding None;
+        /// (tokens...) -> token
+        AfterAll => "stablehlo.after_all",
+            operands variadic, results 1, syntax Generic, fold None, sharding None,
+            traits [side_effect];
+        /// (operand): `broadcast_sizes` new leading dimensions
+        Broadcast {
+            sizes: Vec<i64> = BROADCAST_SIZES as i64_array,
+        } => "stablehlo.broadcast",
+            operands 1, results 1, syntax Generic, fold None, sharding None;
+        /// (operand, size): dimension `dimension` of the operand, its size set
+        SetDimensionSize {
+            dimension: i64 = DIMENSION as int,
+        } => "stablehlo.set_dimension_size",
+            operands 2, results 1, syntax Generic, fold None, sharding None;
+        /// (a, b, shape): random numbers of `rng_distribution`
+        Rng {
+            distribution: RngDistribution = RNG_DISTRIBUTION as enumerant,
+        } => "stablehlo.rng",
+            operands 3, results 1, syntax Generic, fold None, sharding None,
+            traits [side_effect];
+        /// (lhs, rhs): the contraction `einsum_config` names
+        Einsum { config: String = EINSUM_CONFIG as string } => "stablehlo.einsum",
+            operands 2, results 1, syntax Generic, fold None, sharding None;
+        /// (operand): the reduction `einsum_config` names
+        UnaryEinsum { config: String = EINSUM_CONFIG as string } => "stablehlo.unary_einsum",
+            operands 1, results 1, syntax Generic, fold None, sharding None;
+        /// (operand, scale, mean, variance, grad_output) -> (grad_operand, grad_scale, grad_offset)
+        BatchNormGrad {
+            epsilon: f32 = EPSILON as f32,
+            feature_index: i64 = FEATURE_INDEX as int,
+        } => "stablehlo.batch_norm_grad",
+            operands 5, results 3, syntax Generic, fold None, sharding None;
+        /// (inputs..., token) -> token
+        Send {
+            channel: Option<ChannelHandle> = CHANNEL_HANDLE as opt_channel,
+            is_host_transfer: bool = IS_HOST_TRANSFER as flag,
+        } => "stablehlo.send",
+            operands (at least 1), results 1, syntax Generic, fold None, sharding None,
+            traits [side_effect];
+        /// (token) -> (results..., token)
+        Recv {
+            channel: Option<ChannelHandle> = CHANNEL_HANDLE as opt_channel,
+            is_host_transfer: bool = IS_HOST_TRANSFER as flag,
+        } => "stablehlo.recv",
+            operands 1, results (at least 1), syntax Generic, fold None, sharding None,
+            traits [side_effect];
+        /// (inputs..., token) -> token
+        Outfeed {
+            config: String = OUTFEED_CONFIG as opt_string,
+        } => "stablehlo.outfeed",
+            operands (at least 1), results 1, syntax Generic, fold None, sharding None,
             traits [side_effect];
         /// (operand, output_dimensions)
         DynamicBroadcastInDim {

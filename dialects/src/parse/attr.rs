@@ -314,7 +314,7 @@ impl Cursor<'_> {
         if !self.eat(&Token::Colon)? {
             return Ok(None);
         }
-        if matches!(self.peek()?, Token::Ident(name) if name == "index") {
+        if matches!(self.peek()?, Token::Ident(name) if name == super::types::INDEX_TYPE) {
             self.next()?;
             return Ok(Some(None));
         }
@@ -503,8 +503,17 @@ impl Cursor<'_> {
         if self.is(&Token::Greater)? {
             return Ok(());
         }
+        let mut seen = Vec::new();
         loop {
             let (name, start, end) = self.ident(&format!("as a field of `{what}`"))?;
+            if seen.contains(&name) {
+                return Err(self.error_at(
+                    start,
+                    end,
+                    format!("duplicated `{name}` entry in `{what}`"),
+                ));
+            }
+            seen.push(name.clone());
             self.expect(Token::Equal, &format!("after `{name}`"))?;
             if !field(self, &name)? {
                 return Err(self.error_at(
@@ -513,7 +522,8 @@ impl Cursor<'_> {
                     format!("unknown field `{name}` in `{what}`"),
                 ));
             }
-            if !self.eat(&Token::Comma)? {
+            // A trailing comma may close the list (`... = [0],\n>`).
+            if !self.eat(&Token::Comma)? || self.is(&Token::Greater)? {
                 return Ok(());
             }
         }

@@ -238,6 +238,25 @@ impl Parser<'_> {
                 ];
                 self.finish_functional(f, block, name, span, vec![operand], attrs)
             }
+            Syntax::GetTupleElement => {
+                let operand = self.operand("as the tuple")?;
+                let at = self.c.here()?;
+                self.c
+                    .expect(Token::LBracket, "to start the element index")?;
+                let index = self.c.int("as the element index")?;
+                self.c.expect(Token::RBracket, "after the element index")?;
+                let attrs = vec![(
+                    attr_name::INDEX.to_string(),
+                    self.synthesized(
+                        AttrValue::Int {
+                            value: index.into(),
+                            ty: Some(crate::types::ElementType::I32),
+                        },
+                        at,
+                    ),
+                )];
+                self.finish_functional(f, block, name, span, vec![operand], attrs)
+            }
             Syntax::Convolution => {
                 let operands = self.operands_paren("after `stablehlo.convolution`")?;
                 self.c
@@ -370,7 +389,9 @@ impl Parser<'_> {
             | Syntax::Pad
             | Syntax::DotGeneral
             | Syntax::Fft
-            | Syntax::RngBitGenerator => self.custom_common(f, block, name, opcode, syntax, span),
+            | Syntax::RngBitGenerator
+            | Syntax::ReducePrecision
+            | Syntax::Tuple => self.custom_common(f, block, name, opcode, syntax, span),
         }
     }
 
@@ -572,6 +593,39 @@ impl Parser<'_> {
                             self.synthesized(AttrValue::I64Array(values), at),
                         ));
                     }
+                    "format" if syntax == Syntax::ReducePrecision => {
+                        let (value, start, end) = self.c.ident("as the format `eXmY`")?;
+                        let bits = value
+                            .strip_prefix('e')
+                            .and_then(|rest| rest.split_once('m'))
+                            .and_then(|(e, m)| {
+                                Some((e.parse::<i32>().ok()?, m.parse::<i32>().ok()?))
+                            });
+                        let Some((exponent, mantissa)) = bits else {
+                            return Err(self.c.error_at(
+                                start,
+                                end,
+                                format!(
+                                    "expected a format `eXmY` (such as e5m10), found `{value}`"
+                                ),
+                            ));
+                        };
+                        for (attr, bits) in [
+                            (attr_name::EXPONENT_BITS, exponent),
+                            (attr_name::MANTISSA_BITS, mantissa),
+                        ] {
+                            attrs.push((
+                                attr.to_string(),
+                                self.synthesized(
+                                    AttrValue::Int {
+                                        value: bits.into(),
+                                        ty: Some(crate::types::ElementType::I32),
+                                    },
+                                    at,
+                                ),
+                            ));
+                        }
+                    }
                     "algorithm" if syntax == Syntax::RngBitGenerator => {
                         let (value, _, _) = self.c.ident("as the RNG algorithm")?;
                         attrs.push((
@@ -637,6 +691,9 @@ impl Parser<'_> {
             }
             (Syntax::Barrier, _) => Ok((types.clone(), types)),
             (Syntax::Iota(_), [ty]) => Ok((Vec::new(), vec![ty.clone()])),
+            // `stablehlo.tuple %a, %b : tuple<A, B>` names the result; its elements are the
+            // operands' types.
+            (Syntax::Tuple, [Type::Tuple(elements)]) => Ok((elements.clone(), types)),
             // `stablehlo.complex %re, %im : tensor<4xcomplex<f32>>` names the result type only.
             (Syntax::Elementwise, [Type::Tensor(result)])
                 if opcode == Some(Opcode::Binary(BinaryOp::Complex))

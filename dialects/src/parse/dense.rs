@@ -25,6 +25,8 @@ impl DenseLit {
         let mut bytes = Vec::new();
         match self {
             Self::Blob(blob) => bytes.clone_from(blob),
+            // `dense<>` of any shape without elements (`tensor<2x0x3xi4>`).
+            Self::List(items) if items.is_empty() && shape.contains(&0) => {}
             Self::List(_) => {
                 let dims: Vec<usize> = shape.iter().map(|&d| d as usize).collect();
                 self.flatten(element, &dims, &mut bytes)?;

@@ -256,6 +256,13 @@ impl AttrReader for KindCx<'_> {
         u64::try_from(value).map_err(|_| self.op_error(format!("`{name}` must be positive")))
     }
 
+    fn i32(&mut self, name: &'static str) -> PResult<i32> {
+        let attr = self.required(name)?;
+        let value = self.as_int(name, &attr)?;
+        i32::try_from(value)
+            .map_err(|_| self.op_error(format!("`{name}` of `{}` is out of range", self.op)))
+    }
+
     fn opt_i32(&mut self, name: &'static str) -> PResult<i32> {
         let value = self.int_or(name, 0)?;
         i32::try_from(value)

@@ -4,6 +4,10 @@ use super::cursor::{Cursor, PResult};
 use super::lexer::Token;
 use crate::types::{Dim, ElementType, TensorType, Type};
 
+/// MLIR's builtin `index` type, which tpuc reads only to refuse or skip it (the same word as
+/// `get_tuple_element`'s attribute).
+pub(crate) const INDEX_TYPE: &str = "index";
+
 impl Cursor<'_> {
     pub(crate) fn ty(&mut self, context: &str) -> PResult<Type> {
         self.nested("a type", |c| c.ty_inner(context))
@@ -149,7 +153,10 @@ impl Cursor<'_> {
             return false;
         };
         let inside = &body[..close];
-        if !(inside == "index" || inside.ends_with("xindex")) {
+        let index = inside
+            .strip_suffix(INDEX_TYPE)
+            .is_some_and(|dims| dims.is_empty() || dims.ends_with('x'));
+        if !index {
             return false;
         }
         lexer.pos += "tensor<".len() + close + 1;

@@ -72,6 +72,10 @@ impl AttrWriter for Inherent<'_> {
         self.push_if(*value != 0, name, || format!("{value} : i32"));
     }
 
+    fn i32(&mut self, name: &'static str, value: &i32) {
+        self.push(name, format!("{value} : i32"));
+    }
+
     fn f32(&mut self, name: &'static str, value: &f32) {
         let text = float_value(ElementType::F32, f64::from(*value));
         self.push(name, format!("{text} : f32"));

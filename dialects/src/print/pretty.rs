@@ -380,6 +380,36 @@ impl Printer<'_> {
                     sig.functional()
                 )
             }
+            Syntax::Tuple => {
+                let [result] = sig.results.as_slice() else {
+                    return false;
+                };
+                let args = if args.is_empty() {
+                    String::new()
+                } else {
+                    format!(" {args}")
+                };
+                format!("{name}{args}{attrs} : {result}")
+            }
+            Syntax::GetTupleElement => {
+                let OpKind::GetTupleElement { index } = &op.kind else {
+                    return false;
+                };
+                format!("{name} {args}[{index}]{attrs} : {}", sig.functional())
+            }
+            Syntax::ReducePrecision => {
+                let OpKind::ReducePrecision {
+                    exponent_bits,
+                    mantissa_bits,
+                } = &op.kind
+                else {
+                    return false;
+                };
+                format!(
+                    "{name} {args}, format = e{exponent_bits}m{mantissa_bits}{attrs} : {}",
+                    sig.same_or_functional()
+                )
+            }
             Syntax::RngBitGenerator => {
                 let OpKind::RngBitGenerator { algorithm } = &op.kind else {
                     return false;

@@ -126,6 +126,37 @@ pub fn cases() -> Vec<Case> {
             f32s(&[2], &[1.0, 1.0]),
             close(f32s(&[2], &[1.644_934, -2.404_113_8]), APPROX),
         ),
+        // The high halves of 64 x 4 = 256, -64 x 4 = -256, -64 x -4; 240 x 16 = 3840 and
+        // 0xFFFFFFFF squared.
+        case(
+            "chlo.mulhi i8",
+            vec![i8s(&[3], &[64, -64, -64]), i8s(&[3], &[4, 4, -4])],
+            vec![exact(i8s(&[3], &[1, -1, 1]))],
+            |b, a| {
+                b.op(
+                    OpKind::ChloBinary(ChloBinaryOp::Mulhi),
+                    &[a[0], a[1]],
+                    Vec::new(),
+                    None,
+                )
+            },
+        ),
+        case(
+            "chlo.mulhi ui32",
+            vec![
+                u32s(&[2], &[240, 0xFFFF_FFFF]),
+                u32s(&[2], &[16 << 24, 0xFFFF_FFFF]),
+            ],
+            vec![exact(u32s(&[2], &[15, 0xFFFF_FFFE]))],
+            |b, a| {
+                b.op(
+                    OpKind::ChloBinary(ChloBinaryOp::Mulhi),
+                    &[a[0], a[1]],
+                    Vec::new(),
+                    None,
+                )
+            },
+        ),
         chlo_binary(
             ChloBinaryOp::NextAfter,
             f32s(&[2], &[1.0, 0.0]),

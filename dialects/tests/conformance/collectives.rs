@@ -140,6 +140,26 @@ pub fn cases() -> Vec<Case> {
             |b, a| Ok(vec![b.all_to_all(a[0], 1, 0, 2, vec![vec![0, 1]], None)?]),
         ),
         Case::replicated(
+            "collective_broadcast (neither plugin implements it yet)",
+            vec![vec![f32s(&[2], &[1.0, 2.0])], vec![f32s(&[2], &[3.0, 4.0])]],
+            vec![
+                vec![exact(f32s(&[2], &[1.0, 2.0]))],
+                vec![exact(f32s(&[2], &[1.0, 2.0]))],
+            ],
+            |b, a| {
+                let kind = tpuc_ir::OpKind::CollectiveBroadcast {
+                    replica_groups: vec![vec![0, 1]],
+                    channel: None,
+                    has_dynamic_root: false,
+                };
+                b.op(kind, &[a[0]], Vec::new(), None)
+            },
+        )
+        .cpu_rejects("`collective-broadcast` is not supported by XLA:CPU")
+        .tpu(Tpu::Rejects(
+            "collective-broadcast is not implemented on TPU",
+        )),
+        Case::replicated(
             "collective_permute (swap)",
             vec![vec![f32s(&[2], &[1.0, 2.0])], vec![f32s(&[2], &[3.0, 4.0])]],
             vec![

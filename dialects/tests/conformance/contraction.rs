@@ -1,8 +1,8 @@
-//! `dot_general` and `convolution` against straightforward loop references; `fft` against
-//! numpy's `numpy.fft`, computed offline.
+//! `dot_general`, `convolution` and `triangular_solve` against straightforward loop references;
+//! `fft` against numpy's `numpy.fft`, computed offline.
 
 use super::support::*;
-use tpuc_ir::{ConvAttrs, ConvDims, DotDims, ElementType, FftType, Precision};
+use tpuc_ir::{ConvAttrs, ConvDims, DotDims, ElementType, FftType, Precision, Transpose};
 
 /// Small values exact in f32 and bf16, so sums of products are exact too.
 fn values(count: usize, seed: usize) -> Vec<f32> {
@@ -418,7 +418,133 @@ pub fn cases() -> Vec<Case> {
     ]
     .into_iter()
     .chain(fft_cases())
+    .chain(triangular_solve_cases())
     .collect()
+}
+
+/// `triangular_solve`'s answer by Gaussian elimination on the matrix it stands for: `a`'s
+/// `lower` or upper triangle (ones on the diagonal if `unit_diagonal`), transposed if asked;
+/// `a` is `[batch, n, n]`, `b` `[batch, rows, cols]`.
+fn triangular_solve_reference(
+    a: &[f64],
+    b: &[f64],
+    [batch, n, rows, cols]: [usize; 4],
+    (left_side, lower, unit_diagonal, transpose): (bool, bool, bool, bool),
+) -> Vec<f64> {
+    let mut out = Vec::new();
+    for k in 0..batch {
+        // op(a) as a dense matrix.
+        let m = |i: usize, j: usize| {
+            let (i, j) = if transpose { (j, i) } else { (i, j) };
+            let kept = if lower { j <= i } else { j >= i };
+            match (i == j, unit_diagonal, kept) {
+                (true, true, _) => 1.0,
+                (_, _, true) => a[k * n * n + i * n + j],
+                _ => 0.0,
+            }
+        };
+        // Left: op(a) x = b, column by column. Right: x op(a) = b is op(a)^T x^T = b^T.
+        let systems = if left_side { cols } else { rows };
+        let mut x = vec![0.0; rows * cols];
+        for s in 0..systems {
+            let mut aug: Vec<Vec<f64>> = (0..n)
+                .map(|i| {
+                    let mut row: Vec<f64> = (0..n)
+                        .map(|j| if left_side { m(i, j) } else { m(j, i) })
+                        .collect();
+                    let rhs = if left_side {
+                        i * cols + s
+                    } else {
+                        s * cols + i
+                    };
+                    row.push(b[k * rows * cols + rhs]);
+                    row
+                })
+                .collect();
+            for p in 0..n {
+                let pivot = (p..n)
+                    .max_by(|&x, &y| aug[x][p].abs().total_cmp(&aug[y][p].abs()))
+                    .expect("a row");
+                aug.swap(p, pivot);
+                let pivot_row = aug[p].clone();
+                for (r, row) in aug.iter_mut().enumerate() {
+                    if r != p {
+                        let f = row[p] / pivot_row[p];
+                        for (value, &from) in row.iter_mut().zip(&pivot_row).skip(p) {
+                            *value -= f * from;
+                        }
+                    }
+                }
+            }
+            for (i, row) in aug.iter().enumerate() {
+                let at = if left_side {
+                    i * cols + s
+                } else {
+                    s * cols + i
+                };
+                x[at] = row[n] / row[i];
+            }
+        }
+        out.extend(x);
+    }
+    out
+}
+
+/// Both sides, both triangles, each `transpose_a`, a unit diagonal, over a batch of two.
+fn triangular_solve_cases() -> Vec<Case> {
+    let a: Vec<f64> = vec![
+        2.0, 7.0, -3.0, 1.0, 4.0, 5.0, -2.0, 0.5, 8.0, //
+        1.0, -1.0, 2.0, 3.0, 5.0, 0.25, 0.5, -4.0, 2.0,
+    ];
+    let b: Vec<f64> = vec![
+        1.0, 2.0, -3.0, 0.5, 4.0, 1.5, 2.0, -1.0, 0.0, 3.0, 1.0, -2.5,
+    ];
+    let f32_of = |v: &[f64]| v.iter().map(|&x| x as f32).collect::<Vec<_>>();
+    let mut cases = Vec::new();
+    for (left_side, lower, unit_diagonal, transpose_a) in [
+        (true, true, false, Transpose::NoTranspose),
+        (false, false, true, Transpose::Transpose),
+        (true, false, false, Transpose::Adjoint),
+    ] {
+        let (rows, cols) = if left_side { (3, 2) } else { (2, 3) };
+        let expected = triangular_solve_reference(
+            &a,
+            &b,
+            [2, 3, rows, cols],
+            (
+                left_side,
+                lower,
+                unit_diagonal,
+                transpose_a != Transpose::NoTranspose,
+            ),
+        );
+        cases.push(case(
+            format!(
+                "triangular_solve left_side={left_side} lower={lower} \
+                 unit_diagonal={unit_diagonal} {}",
+                transpose_a.keyword()
+            ),
+            vec![
+                f32s(&[2, 3, 3], &f32_of(&a)),
+                f32s(&[2, rows as u64, cols as u64], &f32_of(&b)),
+            ],
+            vec![close(
+                f32s(&[2, rows as u64, cols as u64], &f32_of(&expected)),
+                tol(1e-5, 1e-5),
+            )],
+            move |bld, x| {
+                Ok(vec![bld.triangular_solve(
+                    x[0],
+                    x[1],
+                    left_side,
+                    lower,
+                    unit_diagonal,
+                    transpose_a,
+                )?])
+            },
+        ));
+    }
+    cases
 }
 
 /// The four Fourier transforms; the expected values are numpy's (`np.fft.fft`, `ifft`,

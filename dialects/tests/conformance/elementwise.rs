@@ -449,6 +449,58 @@ pub fn binary_cases() -> Vec<Case> {
             exact(f64s(&[2], &[1.0 / 3.0, f64::NEG_INFINITY])),
         ),
         binary(
+            "add_i1 (logical or, as the spec says; tpuc legalizes XLA's xor away)",
+            Add,
+            bools(&[4], &[false, false, true, true]),
+            bools(&[4], &[false, true, false, true]),
+            exact(bools(&[4], &[false, true, true, true])),
+        ),
+        binary(
+            "maximum_complex (lexicographic on (real, imaginary), legalized for XLA)",
+            Maximum,
+            c64s(
+                &[5],
+                &[(1.5, 2.5), (1.5, 7.5), (0.0, 1.5), (0.0, 1.5), (-1.0, 9.0)],
+            ),
+            c64s(
+                &[5],
+                &[
+                    (7.5, 1.5),
+                    (1.5, 2.5),
+                    (-0.0, 2.5),
+                    (0.0, 1.5),
+                    (-2.0, -9.0),
+                ],
+            ),
+            // Equal real parts (0 and -0 included) leave it to the imaginary parts.
+            exact(c64s(
+                &[5],
+                &[(7.5, 1.5), (1.5, 7.5), (-0.0, 2.5), (0.0, 1.5), (-1.0, 9.0)],
+            )),
+        ),
+        binary(
+            "minimum_complex (lexicographic on (real, imaginary), legalized for XLA)",
+            Minimum,
+            c64s(
+                &[5],
+                &[(1.5, 2.5), (1.5, 7.5), (0.0, 1.5), (0.0, 1.5), (-1.0, 9.0)],
+            ),
+            c64s(
+                &[5],
+                &[
+                    (7.5, 1.5),
+                    (1.5, 2.5),
+                    (-0.0, 2.5),
+                    (0.0, 1.5),
+                    (-2.0, -9.0),
+                ],
+            ),
+            exact(c64s(
+                &[5],
+                &[(1.5, 2.5), (1.5, 2.5), (0.0, 1.5), (0.0, 1.5), (-2.0, -9.0)],
+            )),
+        ),
+        binary(
             "multiply_complex",
             Multiply,
             c64s(&[2], &[(1.0, 2.0), (0.0, 1.0)]),
@@ -753,6 +805,24 @@ fn convert_cases() -> Vec<Case> {
             c64s(&[2], &[(1.5, 0.0), (-0.0, 0.0)]),
         ),
         convert(
+            "convert complex<f32> -> f32 (the imaginary part is dropped)",
+            c64s(&[3], &[(1.5, 2.0), (-0.0, 1.0), (-3.25, -7.0)]),
+            ElementType::F32,
+            f32s(&[3], &[1.5, -0.0, -3.25]),
+        ),
+        convert(
+            "convert complex<f32> -> i32 (the real part, truncated)",
+            c64s(&[3], &[(2.7, 9.0), (-2.7, 0.0), (0.0, 1.0)]),
+            ElementType::I32,
+            i32s(&[3], &[2, -2, 0]),
+        ),
+        convert(
+            "convert complex<f32> -> i1 (the real part is nonzero)",
+            c64s(&[3], &[(0.0, 1.0), (-1.0, 0.0), (0.5, 0.0)]),
+            ElementType::I1,
+            bools(&[3], &[false, true, true]),
+        ),
+        convert(
             "convert ui32 -> f32",
             u32s(&[2], &[0xFFFF_FFFF, 1]),
             ElementType::F32,
@@ -808,6 +878,59 @@ fn convert_cases() -> Vec<Case> {
                 )?])
             },
         ),
+        case(
+            "reduce_precision f32 to e5m10 (f16's range and precision, kept in f32)",
+            vec![f32s(&[5], &[0.1, 65520.0, 1e-8, -2.5, f32::NAN])],
+            vec![exact(f32s(
+                &[5],
+                &[0.099_975_586, f32::INFINITY, 0.0, -2.5, f32::NAN],
+            ))],
+            |b, a| Ok(vec![b.reduce_precision(a[0], 5, 10)?]),
+        ),
+        case(
+            "reduce_precision f64 to e8m7 (bf16, ties to even)",
+            vec![f64s(&[3], &[1.0 + 1.0 / 256.0, 1.0 + 3.0 / 256.0, 1e39])],
+            // 1e39 is beyond e8m7's largest value (about 3.39e38): infinity.
+            vec![exact(f64s(&[3], &[1.0, 1.015_625, f64::INFINITY]))],
+            |b, a| Ok(vec![b.reduce_precision(a[0], 8, 7)?]),
+        )
+        // TPUs have no f64; libtpu rewrites f64 ops, but not this one.
+        .tpu(Tpu::Rejects(
+            "XLA encountered an HLO for which this rewriting is not implemented",
+        )),
+        case(
+            "bitcast_convert ui8 -> 8 x i1 (one bit each, least significant first; legalized)",
+            vec![u8s(&[2], &[0b1000_0101, 0xF0])],
+            vec![exact(bools(
+                &[2, 8],
+                &[
+                    true, false, true, false, false, false, false, true, //
+                    false, false, false, false, true, true, true, true,
+                ],
+            ))],
+            |b, a| {
+                Ok(vec![b.bitcast_convert(
+                    a[0],
+                    TensorType::of(&[2, 8], ElementType::I1),
+                )?])
+            },
+        ),
+        case(
+            "bitcast_convert 32 x i1 -> f32 (legalized)",
+            vec![bools(
+                &[32],
+                &(0..32)
+                    .map(|i| (0x3F80_0001u32 >> i) & 1 == 1)
+                    .collect::<Vec<_>>(),
+            )],
+            vec![exact(f32s(&[], &[f32::from_bits(0x3F80_0001)]))],
+            |b, a| {
+                Ok(vec![b.bitcast_convert(
+                    a[0],
+                    TensorType::of(&[], ElementType::F32),
+                )?])
+            },
+        ),
     ]
 }
 
@@ -840,6 +963,26 @@ fn constant_cases() -> Vec<Case> {
             f64s(&[4], &[f64::NAN, -0.0, f64::NEG_INFINITY, 5e-324]),
         ),
         ("i16 dense", i16s(&[3], &[-32768, 32767, -1])),
+        ("i32 without elements", i32s(&[2, 0], &[])),
+        ("i2 dense", host_int(&[4], ElementType::I2, &[1, 0, -1, -2])),
+        ("ui2 dense", host_int(&[4], ElementType::UI2, &[0, 1, 2, 3])),
+        (
+            "f4E2M1FN dense (6 is its largest value)",
+            host_of(&[4], ElementType::F4E2M1FN, &[0.5, 6.0, -1.5, 0.0]),
+        ),
+        (
+            "f8E3M4 dense",
+            host_of(&[3], ElementType::F8E3M4, &[0.1, 15.5, f64::NEG_INFINITY]),
+        ),
+        (
+            "f8E4M3 dense",
+            host_of(&[3], ElementType::F8E4M3, &[0.1, 240.0, f64::NAN]),
+        ),
+        (
+            "f8E8M0FNU dense (powers of two)",
+            host_of(&[3], ElementType::F8E8M0FNU, &[1.0, 0.125, 2f64.powi(127)]),
+        ),
+        ("f32 without elements", f32s(&[2, 0, 3], &[])),
         (
             "f8E4M3FN dense (448 is its largest value)",
             host_of(&[4], ElementType::F8E4M3FN, &[0.1, 448.0, -2.0, f64::NAN]),
@@ -881,12 +1024,19 @@ fn constant_cases() -> Vec<Case> {
         .map(|(name, value)| {
             let ty = value.ty.clone();
             let data = DenseElements::from_bytes(&ty, value.bytes.clone());
-            case(
+            // libtpu aborts the process on a dense 2-bit integer constant.
+            let two_bits = ty.element.bit_width() == 2;
+            let case = case(
                 format!("constant {name}"),
                 Vec::new(),
                 vec![exact(value)],
                 move |b, _| Ok(vec![b.constant(ty, data?)?]),
-            )
+            );
+            if two_bits {
+                case.tpu(Tpu::Aborts)
+            } else {
+                case
+            }
         })
         .collect();
     cases.push(case(

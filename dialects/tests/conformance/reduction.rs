@@ -50,6 +50,8 @@ pub fn cases() -> Vec<Case> {
     let mut cases = reduce_cases();
     cases.extend(window_cases());
     cases.extend(sort_cases());
+    cases.extend(map_cases());
+    cases.push(promoted_reduce_case());
     cases
 }
 
@@ -272,4 +274,50 @@ fn sort_cases() -> Vec<Case> {
             },
         ),
     ]
+}
+
+fn map_cases() -> Vec<Case> {
+    vec![
+        case(
+            "map multiply over i64",
+            vec![i64s(&[2, 2], &[0, 1, 2, 3]), i64s(&[2, 2], &[4, 5, 6, 7])],
+            vec![exact(i64s(&[2, 2], &[0, 5, 12, 21]))],
+            |b, a| {
+                Ok(vec![b.map(&[a[0], a[1]], |b, v| {
+                    Ok(vec![b.multiply(v[0], v[1])?])
+                })?])
+            },
+        ),
+        case(
+            "map of f32 and i32 inputs to f32",
+            vec![f32s(&[3], &[1.5, -2.0, 0.5]), i32s(&[3], &[2, 3, -4])],
+            vec![exact(f32s(&[3], &[3.0, -6.0, -2.0]))],
+            |b, a| {
+                Ok(vec![b.map(&[a[0], a[1]], |b, v| {
+                    let y = b.convert(v[1], ElementType::F32)?;
+                    Ok(vec![b.multiply(v[0], y)?])
+                })?])
+            },
+        ),
+    ]
+}
+
+/// A reduction whose body computes in f64 over f32 inputs (the spec's promotable types): the
+/// sum of 2^24 and 1 twice is exact in f64 (2^24 + 2), not in f32 (2^24).
+fn promoted_reduce_case() -> Case {
+    let text = "func.func public @main(%x: tensor<3xf32>, %init: tensor<f32>) -> tensor<f64> {
+  %0 = \"stablehlo.reduce\"(%x, %init) ({
+  ^bb0(%a: tensor<f64>, %b: tensor<f64>):
+    %1 = stablehlo.add %a, %b : tensor<f64>
+    stablehlo.return %1 : tensor<f64>
+  }) {dimensions = array<i64: 0>} : (tensor<3xf32>, tensor<f32>) -> tensor<f64>
+  return %0 : tensor<f64>
+}
+";
+    Case::from_module(
+        "reduce with an f64 body over f32 inputs (promotable types)",
+        Ok(tpuc_ir::parse::parse_module(text).expect("the case's text parses")),
+        vec![f32s(&[3], &[16_777_216.0, 1.0, 1.0]), f32s(&[], &[0.0])],
+        vec![exact(f64s(&[], &[16_777_218.0]))],
+    )
 }

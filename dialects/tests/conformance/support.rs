@@ -1,6 +1,7 @@
 //! The plumbing every conformance case goes through: host arrays, expectations, the plugins
 //! (loaded once per process) and the pipeline build → verify → print → parse → print →
-//! compile and run on XLA:CPU → compare → compile for `v5e:2x2`.
+//! legalize for XLA (`tpuc_ir::legalize`) → compile and run on XLA:CPU → compare → compile
+//! for `v5e:2x2`.
 
 use std::fmt::Write as _;
 use std::sync::OnceLock;
@@ -87,7 +88,7 @@ impl Host {
     }
 
     fn pjrt_type(&self) -> PjrtType {
-        pjrt_type(self.ty.element)
+        pjrt_type(self.ty.element).expect("inputs of types PJRT has")
     }
 
     fn dims(&self) -> Vec<i64> {
@@ -105,7 +106,7 @@ pub fn host_of(shape: &[u64], element: ElementType, values: &[f64]) -> Host {
     Host::from_f64s(TensorType::of(shape, element), values)
 }
 
-fn host_int(shape: &[u64], element: ElementType, values: &[i64]) -> Host {
+pub fn host_int(shape: &[u64], element: ElementType, values: &[i64]) -> Host {
     Host::from_i64s(TensorType::of(shape, element), values)
 }
 
@@ -366,6 +367,9 @@ pub enum Cpu {
     Runs,
     /// Compilation fails with an error containing this text.
     Rejects(&'static str),
+    /// Compiles (and loads back from its serialized bytes) but is not run: it would wait for
+    /// a host that is not there (`outfeed`).
+    CompilesOnly,
 }
 
 /// What libtpu does with a case when compiling for [`TPU_TOPOLOGY`].
@@ -374,6 +378,9 @@ pub enum Tpu {
     Compiles,
     /// Compilation fails with an error containing this text.
     Rejects(&'static str),
+    /// libtpu aborts the whole process on it (a crash, not an error), so the suite does not
+    /// hand it over.
+    Aborts,
 }
 
 /// A check over all outputs of all devices (`outputs[device][output]`), for results that are
@@ -491,6 +498,11 @@ impl Case {
         self
     }
 
+    pub fn cpu_compiles_only(mut self) -> Case {
+        self.cpu = Cpu::CompilesOnly;
+        self
+    }
+
     pub fn tpu(mut self, tpu: Tpu) -> Case {
         self.tpu = tpu;
         self
@@ -501,10 +513,12 @@ impl Case {
         let cpu = match self.cpu {
             Cpu::Runs => "runs".to_string(),
             Cpu::Rejects(message) => format!("rejects ({message})"),
+            Cpu::CompilesOnly => "compiles (not run)".to_string(),
         };
         let tpu = match self.tpu {
             Tpu::Compiles => "compiles".to_string(),
             Tpu::Rejects(message) => format!("rejects ({message})"),
+            Tpu::Aborts => "aborts the process (not compiled)".to_string(),
         };
         format!(
             "{} | devices {} | XLA:CPU {cpu} | {TPU_TOPOLOGY} {tpu}",
@@ -610,6 +624,8 @@ fn pipeline(
     ] {
         round_trip(&module, style, failures);
     }
+    // What tpuc hands to plugins: the spec's answer where XLA departs from it.
+    tpuc_ir::legalize::for_xla(&mut module).map_err(|e| format!("legalize: {e:?}"))?;
     // The canonical text tpuc hands to PJRT, and the text people read (with its locations).
     let generic = print::generic(&module, &PrintOptions::default());
     let pretty = print::pretty(
@@ -624,7 +640,9 @@ fn pipeline(
             Err(error) => failures.push(format!("XLA:CPU ({form}): {error}\n{text}")),
         }
     }
+    // Random values (a case with a check of its own) differ from run to run.
     if let [(_, a), (_, b)] = runs.as_slice()
+        && case.check.is_none()
         && a != b
     {
         failures.push("the generic and pretty texts computed different bytes".to_string());
@@ -692,8 +710,8 @@ fn on_cpu(case: &Case, text: &str) -> std::result::Result<Option<Vec<Vec<Host>>>
     let client = cpu();
     let compiled = client.compile(&Program::mlir(text), &case.compile_options());
     let executable = match (&case.cpu, compiled) {
-        (Cpu::Runs, Ok(executable)) => executable,
-        (Cpu::Runs, Err(error)) => return Err(format!("compile: {error}")),
+        (Cpu::Runs | Cpu::CompilesOnly, Ok(executable)) => executable,
+        (Cpu::Runs | Cpu::CompilesOnly, Err(error)) => return Err(format!("compile: {error}")),
         (Cpu::Rejects(message), Err(error)) => {
             let error = error.to_string();
             return if error.contains(message) {
@@ -708,27 +726,26 @@ fn on_cpu(case: &Case, text: &str) -> std::result::Result<Option<Vec<Vec<Host>>>
             ));
         }
     };
-    let buffers = case
-        .inputs
-        .iter()
-        .enumerate()
-        .map(|(device, inputs)| {
-            inputs
-                .iter()
-                .map(|h| client.buffer_from_host(&h.bytes, h.pjrt_type(), &h.dims(), device))
-                .collect::<tpuc_pjrt::Result<Vec<_>>>()
-        })
-        .collect::<tpuc_pjrt::Result<Vec<_>>>()
-        .map_err(|e| format!("transfer: {e}"))?;
-    let refs: Vec<Vec<&tpuc_pjrt::Buffer>> = buffers.iter().map(|b| b.iter().collect()).collect();
-    let lists: Vec<&[&tpuc_pjrt::Buffer]> = refs.iter().map(Vec::as_slice).collect();
-    let outputs = executable
-        .execute(&lists)
-        .map_err(|e| format!("execute: {e}"))?;
-    let outputs = outputs
-        .iter()
-        .map(|device| device.iter().map(to_host).collect())
-        .collect::<std::result::Result<Vec<Vec<Host>>, String>>()?;
+    // As the compile cache stores it (serialized right after compiling) and hands it out
+    // (loaded again), it computes the same bytes.
+    let reloaded = executable
+        .serialize()
+        .and_then(|bytes| client.deserialize(&bytes))
+        .map_err(|e| format!("serialize and load again: {e}"))?;
+    if case.cpu == Cpu::CompilesOnly {
+        return Ok(None);
+    }
+    let outputs = execute(case, &executable)?;
+    let again = execute(case, &reloaded)?;
+    // A case with a check of its own (random values) meets it on both runs; the others
+    // compute the same bytes.
+    match case.check {
+        Some(check) => check(&again).map_err(|e| format!("the executable loaded again: {e}"))?,
+        None if again != outputs => {
+            return Err("the executable loaded again computes other bytes".to_string());
+        }
+        None => {}
+    }
     let mut problems = Vec::new();
     for (device, (got, want)) in outputs.iter().zip(&case.expected).enumerate() {
         if got.len() != want.len() {
@@ -761,7 +778,7 @@ fn to_host(buffer: &tpuc_pjrt::Buffer) -> std::result::Result<Host, String> {
     let kind = buffer.element_type().map_err(|e| e.to_string())?;
     let element = ElementType::ALL
         .into_iter()
-        .find(|&e| pjrt_type(e) == kind)
+        .find(|&e| pjrt_type(e) == Some(kind))
         .ok_or_else(|| format!("output of type {}", kind.mlir_name()))?;
     let dims = buffer.dims().map_err(|e| e.to_string())?;
     let shape: Vec<u64> = dims.iter().map(|&d| d as u64).collect();
@@ -772,9 +789,17 @@ fn to_host(buffer: &tpuc_pjrt::Buffer) -> std::result::Result<Host, String> {
     })
 }
 
-fn pjrt_type(element: ElementType) -> PjrtType {
-    match element {
+/// The PJRT buffer type of `element`; `None` for the f6 types, which the PJRT C API lacks.
+fn pjrt_type(element: ElementType) -> Option<PjrtType> {
+    Some(match element {
         ElementType::I1 => PjrtType::Pred,
+        ElementType::I2 => PjrtType::S2,
+        ElementType::UI2 => PjrtType::U2,
+        ElementType::F4E2M1FN => PjrtType::F4E2M1FN,
+        ElementType::F6E2M3FN | ElementType::F6E3M2FN => return None,
+        ElementType::F8E3M4 => PjrtType::F8E3M4,
+        ElementType::F8E4M3 => PjrtType::F8E4M3,
+        ElementType::F8E8M0FNU => PjrtType::F8E8M0FNU,
         ElementType::I4 => PjrtType::S4,
         ElementType::I8 => PjrtType::S8,
         ElementType::I16 => PjrtType::S16,
@@ -796,10 +821,42 @@ fn pjrt_type(element: ElementType) -> PjrtType {
         ElementType::F64 => PjrtType::F64,
         ElementType::ComplexF32 => PjrtType::C64,
         ElementType::ComplexF64 => PjrtType::C128,
-    }
+    })
+}
+
+/// Runs `executable` on the case's inputs, one list per device.
+fn execute(
+    case: &Case,
+    executable: &tpuc_pjrt::LoadedExecutable,
+) -> std::result::Result<Vec<Vec<Host>>, String> {
+    let client = cpu();
+    let buffers = case
+        .inputs
+        .iter()
+        .enumerate()
+        .map(|(device, inputs)| {
+            inputs
+                .iter()
+                .map(|h| client.buffer_from_host(&h.bytes, h.pjrt_type(), &h.dims(), device))
+                .collect::<tpuc_pjrt::Result<Vec<_>>>()
+        })
+        .collect::<tpuc_pjrt::Result<Vec<_>>>()
+        .map_err(|e| format!("transfer: {e}"))?;
+    let refs: Vec<Vec<&tpuc_pjrt::Buffer>> = buffers.iter().map(|b| b.iter().collect()).collect();
+    let lists: Vec<&[&tpuc_pjrt::Buffer]> = refs.iter().map(Vec::as_slice).collect();
+    let outputs = executable
+        .execute(&lists)
+        .map_err(|e| format!("execute: {e}"))?;
+    outputs
+        .iter()
+        .map(|device| device.iter().map(to_host).collect())
+        .collect::<std::result::Result<Vec<Vec<Host>>, String>>()
 }
 
 fn on_tpu(case: &Case, text: &str) -> std::result::Result<(), String> {
+    if case.tpu == Tpu::Aborts {
+        return Ok(());
+    }
     let compiled = tpu().compile(&Program::mlir(text), &case.compile_options());
     match (&case.tpu, compiled) {
         (Tpu::Compiles, Ok(_)) => Ok(()),
@@ -815,5 +872,6 @@ fn on_tpu(case: &Case, text: &str) -> std::result::Result<(), String> {
         (Tpu::Rejects(message), Ok(_)) => Err(format!(
             "compiled, but the suite records that libtpu rejects it with `{message}`"
         )),
+        (Tpu::Aborts, _) => unreachable!("not compiled"),
     }
 }

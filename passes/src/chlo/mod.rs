@@ -107,6 +107,7 @@ fn binary_op(b: &mut OpBuilder<'_>, op: ChloBinaryOp, x: Value, y: Value) -> Bui
         return Ok(None);
     }
     let value = match op {
+        ChloBinaryOp::Mulhi => return Ok(None),
         ChloBinaryOp::NextAfter => match next_after::next_after(b, x, y)? {
             Some(value) => value,
             None => return Ok(None),

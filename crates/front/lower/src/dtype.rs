@@ -11,6 +11,7 @@ pub(crate) fn element_type(dtype: DType) -> OpResult<ElementType> {
         DType::Bool => ElementType::I1,
         DType::U8 => ElementType::UI8,
         DType::I4 => ElementType::I4,
+        DType::U4 => ElementType::UI4,
         DType::I8 => ElementType::I8,
         DType::I16 => ElementType::I16,
         DType::I32 => ElementType::I32,
@@ -28,7 +29,8 @@ pub(crate) fn element_type(dtype: DType) -> OpResult<ElementType> {
         DType::F8E5M2 => ElementType::F8E5M2,
         DType::F8E4M3FNUZ => ElementType::F8E4M3FNUZ,
         DType::F8E5M2FNUZ => ElementType::F8E5M2FNUZ,
-        DType::C32 | DType::F8E8M0FNU => {
+        DType::F8E8M0FNU => ElementType::F8E8M0FNU,
+        DType::C32 => {
             return Err(OpError::new(format!(
                 "StableHLO has no element type for torch.{dtype}"
             )));
@@ -42,6 +44,7 @@ pub(crate) fn dtype_of(element: ElementType) -> OpResult<DType> {
         ElementType::I1 => DType::Bool,
         ElementType::UI8 => DType::U8,
         ElementType::I4 => DType::I4,
+        ElementType::UI4 => DType::U4,
         ElementType::I8 => DType::I8,
         ElementType::I16 => DType::I16,
         ElementType::I32 => DType::I32,
@@ -59,6 +62,7 @@ pub(crate) fn dtype_of(element: ElementType) -> OpResult<DType> {
         ElementType::F8E5M2 => DType::F8E5M2,
         ElementType::F8E4M3FNUZ => DType::F8E4M3FNUZ,
         ElementType::F8E5M2FNUZ => DType::F8E5M2FNUZ,
+        ElementType::F8E8M0FNU => DType::F8E8M0FNU,
         other => return Err(OpError::new(format!("torch has no dtype for {other}"))),
     })
 }
@@ -68,6 +72,7 @@ pub(crate) fn is_integral(dtype: DType) -> bool {
         dtype,
         DType::U8
             | DType::I4
+            | DType::U4
             | DType::I8
             | DType::I16
             | DType::I32

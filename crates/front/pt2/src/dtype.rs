@@ -36,11 +36,13 @@ pub enum DType {
     /// it). The export schema has no code for it: it is the type of int4 weights that torchao
     /// keeps in int8 and tpuc narrows.
     I4,
+    /// `torch.uint4`, held one value per byte like [`DType::I4`]; StableHLO's `ui4`.
+    U4,
 }
 
 impl DType {
-    /// Every dtype: the schema's in code order, then int4.
-    pub const ALL: [DType; 22] = [
+    /// Every dtype: the schema's in code order, then int4 and uint4.
+    pub const ALL: [DType; 23] = [
         DType::U8,
         DType::I8,
         DType::I16,
@@ -63,6 +65,7 @@ impl DType {
         DType::U32,
         DType::U64,
         DType::I4,
+        DType::U4,
     ];
 
     /// Maps a schema `ScalarType` code; `None` for 0 (UNKNOWN) and codes this reader does not know.
@@ -93,7 +96,7 @@ impl DType {
         })
     }
 
-    /// The schema `ScalarType` code; `None` for int4, which the schema does not have.
+    /// The schema `ScalarType` code; `None` for int4 and uint4, which the schema does not have.
     pub fn code(self) -> Option<i64> {
         Some(match self {
             DType::U8 => 1,
@@ -117,7 +120,7 @@ impl DType {
             DType::F8E8M0FNU => 33,
             DType::U32 => 34,
             DType::U64 => 35,
-            DType::I4 => return None,
+            DType::I4 | DType::U4 => return None,
         })
     }
 
@@ -132,7 +135,8 @@ impl DType {
             | DType::F8E4M3FNUZ
             | DType::F8E5M2FNUZ
             | DType::F8E8M0FNU
-            | DType::I4 => 1,
+            | DType::I4
+            | DType::U4 => 1,
             DType::I16 | DType::U16 | DType::F16 | DType::BF16 => 2,
             DType::I32 | DType::U32 | DType::F32 | DType::C32 => 4,
             DType::I64 | DType::U64 | DType::F64 | DType::C64 => 8,
@@ -165,6 +169,7 @@ impl DType {
             DType::F8E5M2FNUZ => "float8_e5m2fnuz",
             DType::F8E8M0FNU => "float8_e8m0fnu",
             DType::I4 => "int4",
+            DType::U4 => "uint4",
         }
     }
 
