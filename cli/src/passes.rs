@@ -11,12 +11,11 @@ use tpuc_passes::{
 #[derive(clap::Args)]
 pub struct PassArgs {
     /// The passes to run on the module, separated by commas (e.g. `canonicalize,cse,dce`;
-    /// `--passes ''` runs none): chlo-legalize, canonicalize, fold, evaluate, flatten, cse, dce, prune-args,
+    /// `--passes ''` runs none): chlo-legalize, canonicalize, fold, evaluate, cse, dce, prune-args,
     /// sharding-propagate, fuse, inline-composites. Default for `lower`, `compile` and `run`:
-    /// `canonicalize,evaluate,cse,canonicalize,cse,dce,prune-args`, then `flatten` after any fusion
-    /// and kernels when nothing is sharded (after `chlo-legalize` for `.mlir` input); for `opt`: `chlo-legalize`.
-    /// `--kernels` and `--shard` add their own passes (`kernels`, `shard`,
-    /// `sharding-propagate`).
+    /// `canonicalize,evaluate,cse,canonicalize,cse,dce,prune-args` (after `chlo-legalize` for `.mlir`
+    /// input); for `opt`: `chlo-legalize`. `--kernels` and `--shard` add their own passes
+    /// (`kernels`, `shard`, `sharding-propagate`) after these.
     #[arg(long, value_name = "PASS,...", value_parser = parse_passes)]
     passes: Option<PassList>,
     /// Outline attention, norms, activations, rotary embeddings, softmax and top-k routing into

@@ -35,7 +35,7 @@ fn spellings_of_one_pipeline_share_a_key() {
         mlp,
         &[
             "--passes",
-            "canonicalize,evaluate,cse,canonicalize,cse,dce,prune-args,flatten",
+            "canonicalize,evaluate,cse,canonicalize,cse,dce,prune-args",
         ],
     );
     assert_eq!(

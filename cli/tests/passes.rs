@@ -38,13 +38,12 @@ fn print_ir_after_all_names_each_pass_and_timing_shows_op_deltas() {
             "// -----// IR after cse //----- //",
             "// -----// IR after dce //----- //",
             "// -----// IR after prune-args //----- //",
-            "// -----// IR after flatten //----- //",
         ]
     );
     // The last dump is what stdout prints.
     let stdout = String::from_utf8(out.stdout).unwrap();
     let last = err
-        .rsplit("// -----// IR after flatten //----- //\n")
+        .rsplit("// -----// IR after prune-args //----- //\n")
         .next()
         .unwrap();
     assert!(
@@ -57,7 +56,7 @@ fn print_ir_after_all_names_each_pass_and_timing_shows_op_deltas() {
         .skip_while(|l| !l.starts_with("pass "))
         .skip(1)
         .collect();
-    assert_eq!(timing.len(), 9, "{err}");
+    assert_eq!(timing.len(), 8, "{err}");
     let cse: Vec<&str> = timing[2].split_whitespace().collect();
     assert_eq!(cse[0], "cse");
     let (before, after, delta): (i64, i64, i64) = (
@@ -67,7 +66,7 @@ fn print_ir_after_all_names_each_pass_and_timing_shows_op_deltas() {
     );
     assert!(after < before, "cse removed nothing in the decoder: {err}");
     assert_eq!(after - before, delta);
-    assert!(timing[8].starts_with("total"));
+    assert!(timing[7].starts_with("total"));
 }
 
 #[test]
@@ -125,7 +124,7 @@ fn unknown_pass_is_a_diagnostic_listing_the_passes() {
     let err = stderr(&out);
     assert!(err.contains("unknown pass `fuse-everything`"), "{err}");
     assert!(
-        err.contains("canonicalize, fold, evaluate, flatten, cse, dce, prune-args"),
+        err.contains("canonicalize, fold, evaluate, cse, dce, prune-args"),
         "{err}"
     );
 }

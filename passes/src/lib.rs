@@ -1,7 +1,7 @@
 //! The middle end: passes over a [`Program`](tpuc_ir::Program), and the pipeline that runs
 //! them. [`PipelineRequest::spec`] builds every command's pipeline ([`PipelineSpec`]: the
-//! simplification passes `canonicalize` (folds and rewrite patterns), `fold`, `evaluate`,
-//! `flatten`, `cse`, `dce` and `prune-args`; `chlo-legalize`, which rewrites CHLO ops into StableHLO; fusion into
+//! simplification passes `canonicalize` (folds and rewrite patterns), `fold`, `cse`, `dce`
+//! and `prune-args`; `chlo-legalize`, which rewrites CHLO ops into StableHLO; fusion into
 //! composites and kernel substitution ([`fusion`]); sharding plans and Shardy-style
 //! propagation ([`sharding`])), and [`PipelineSpec::run`] runs it with verification, timing
 //! and IR dumps. [`rewrite`] is the greedy pattern rewriter the passes share.

@@ -19,7 +19,6 @@ pub enum PassName {
     Canonicalize,
     Fold,
     Evaluate,
-    Flatten,
     Cse,
     Dce,
     PruneArgs,
@@ -31,12 +30,11 @@ pub enum PassName {
 
 impl PassName {
     /// Every pass, in the order `--help` lists them.
-    pub const ALL: [PassName; 12] = [
+    pub const ALL: [PassName; 11] = [
         PassName::ChloLegalize,
         PassName::Canonicalize,
         PassName::Fold,
         PassName::Evaluate,
-        PassName::Flatten,
         PassName::Cse,
         PassName::Dce,
         PassName::PruneArgs,
@@ -75,7 +73,6 @@ impl PassName {
             PassName::Canonicalize => Box::new(crate::canonicalize::Canonicalize),
             PassName::Fold => Box::new(crate::canonicalize::Fold),
             PassName::Evaluate => Box::new(crate::evaluate::Evaluate),
-            PassName::Flatten => Box::new(crate::canonicalize::Flatten),
             PassName::Cse => Box::new(crate::cse::Cse),
             PassName::Dce => Box::new(crate::dce::Dce),
             PassName::PruneArgs => Box::new(crate::prune_args::PruneArgs),
@@ -222,8 +219,7 @@ pub struct PipelineRequest {
 
 impl PipelineRequest {
     /// The one place a pipeline is built: the source's first passes, the simplification passes
-    /// (`--passes` or the default), fusion, kernels, `flatten` when the passes are the default
-    /// and nothing is sharded, then sharding and its propagation.
+    /// (`--passes` or the default), fusion, kernels, then sharding and its propagation.
     pub fn spec(&self, source: Source) -> PipelineSpec {
         let mut passes = Vec::new();
         if source == Source::Text {
@@ -252,10 +248,6 @@ impl PipelineRequest {
         spec.stages.extend(passes.into_iter().map(Stage::Pass));
         if let Some(library) = &self.kernels {
             spec.stages.push(Stage::Kernels(library.clone()));
-        }
-        // A sharding plan places heads and the vocabulary on dimensions flattening would merge.
-        if self.passes.is_none() && source != Source::Opt && self.sharding.is_none() {
-            spec.stages.push(Stage::Pass(PassName::Flatten));
         }
         if let Some(request) = &self.sharding {
             spec.stages.push(Stage::Shard(request.clone()));
@@ -333,23 +325,18 @@ mod tests {
         let default = PipelineRequest::default();
         assert_eq!(
             text(&default, Source::Archive),
-            "canonicalize,evaluate,cse,canonicalize,cse,dce,prune-args,flatten"
+            "canonicalize,evaluate,cse,canonicalize,cse,dce,prune-args"
         );
         assert_eq!(
             text(&default, Source::Text),
-            "chlo-legalize,canonicalize,evaluate,cse,canonicalize,cse,dce,prune-args,flatten"
+            "chlo-legalize,canonicalize,evaluate,cse,canonicalize,cse,dce,prune-args"
         );
         assert_eq!(text(&default, Source::Opt), "chlo-legalize");
         let fused = PipelineRequest {
             fusion: Fusion::Fuse,
             ..PipelineRequest::default()
         };
-        assert!(text(&fused, Source::Archive).ends_with("prune-args,fuse,dce,flatten"));
-        let listed = PipelineRequest {
-            passes: Some(vec![PassName::Cse]),
-            ..PipelineRequest::default()
-        };
-        assert_eq!(text(&listed, Source::Archive), "cse");
+        assert!(text(&fused, Source::Archive).ends_with("prune-args,fuse,dce"));
         assert_eq!(
             text(&fused.without_fusion(), Source::Archive),
             text(&default, Source::Archive)
@@ -363,7 +350,7 @@ mod tests {
         };
         let sharded = text(&sharded, Source::Archive);
         assert!(
-            sharded.contains("prune-args,shard(") && sharded.ends_with("),sharding-propagate"),
+            sharded.contains(",shard(") && sharded.ends_with("),sharding-propagate"),
             "{sharded}"
         );
     }

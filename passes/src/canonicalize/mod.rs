@@ -1,11 +1,10 @@
 //! `canonicalize`: the fold hook and the rewrite patterns, applied greedily; `fold`: the fold
-//! hook alone; `flatten`: canonicalization plus the layouts libtpu reads fewer bytes for.
+//! hook alone.
 
 mod compare;
 mod contraction;
 mod convert;
 mod elementwise;
-mod gather;
 mod layout;
 mod norm;
 mod reduction;
@@ -16,7 +15,7 @@ use crate::pass::{Pass, PassContext};
 use crate::rewrite::{Pattern, apply_greedily};
 use tpuc_ir::Program;
 
-/// The patterns `canonicalize` and `flatten` share.
+/// Every canonicalization pattern.
 const PATTERNS: &[&dyn Pattern] = &[
     &layout::ReshapeOfReshape,
     &layout::TransposeOfTranspose,
@@ -27,6 +26,7 @@ const PATTERNS: &[&dyn Pattern] = &[
     &convert::ConvertOfExactConvert,
     &contraction::TransposeIntoDotGeneral,
     &contraction::TransposeIntoConvolution,
+    &contraction::DotGeneralOfCollapsedBatch,
     &contraction::DotGeneralOnFlattenedRows,
     &contraction::ScaleAfterDotGeneral,
     &elementwise::MultiplyOfSplatMultiply,
@@ -47,10 +47,8 @@ impl Pass for Canonicalize {
 
     fn run(&self, program: &mut Program, _: &mut PassContext) -> Result<(), PassError> {
         let module = &mut program.module;
-        let patterns: Vec<&dyn Pattern> =
-            UNFLATTEN_PATTERNS.iter().chain(PATTERNS).copied().collect();
         for function in &mut module.functions {
-            apply_greedily(function, &patterns, true);
+            apply_greedily(function, PATTERNS, true);
         }
         Ok(())
     }
@@ -67,34 +65,6 @@ impl Pass for Fold {
         let module = &mut program.module;
         for function in &mut module.functions {
             apply_greedily(function, &[], true);
-        }
-        Ok(())
-    }
-}
-
-/// What `canonicalize` adds: collapsed batch dimensions split again, the forms fusion and
-/// sharding match.
-const UNFLATTEN_PATTERNS: &[&dyn Pattern] = &[&contraction::DotGeneralOfCollapsedBatch];
-
-/// What `flatten` adds instead: attention's batch dimensions and embedding lookups on flattened
-/// rows. It runs after fusion, and not before sharding.
-const FLATTEN_PATTERNS: &[&dyn Pattern] = &[
-    &contraction::DotGeneralOnFlattenedBatch,
-    &gather::GatherOnFlattenedIndices,
-];
-
-pub(crate) struct Flatten;
-
-impl Pass for Flatten {
-    fn name(&self) -> &'static str {
-        "flatten"
-    }
-
-    fn run(&self, program: &mut Program, _: &mut PassContext) -> Result<(), PassError> {
-        let patterns: Vec<&dyn Pattern> =
-            FLATTEN_PATTERNS.iter().chain(PATTERNS).copied().collect();
-        for function in &mut program.module.functions {
-            apply_greedily(function, &patterns, true);
         }
         Ok(())
     }
