@@ -16,8 +16,16 @@ pub(super) fn binary(op: BinaryOp, x: i64, y: i64, element: ElementType) -> Opti
         BinaryOp::And => a & b,
         BinaryOp::Or => a | b,
         BinaryOp::Xor => a ^ b,
-        BinaryOp::Divide if b != 0 => a / b,
-        BinaryOp::Remainder if b != 0 => a % b,
+        BinaryOp::Divide | BinaryOp::Remainder => {
+            let exact = if op == BinaryOp::Divide {
+                a.checked_div(b)?
+            } else {
+                a.checked_rem(b)?
+            };
+            // `MIN / -1` overflows: what the device gives is implementation-defined.
+            let wrapped = wrap(exact, element);
+            return (i128::from(wrapped) == exact).then_some(wrapped);
+        }
         _ => return None,
     };
     Some(wrap(value, element))
@@ -176,6 +184,7 @@ mod tests {
             (B::Divide, -7, 2, E::I32, Some(-3)),
             (B::Remainder, -7, 2, E::I32, Some(-1)),
             (B::Divide, 1, 0, E::I32, None),
+            (B::Divide, -128, -1, E::I8, None),
             (B::Maximum, -3, 2, E::I16, Some(2)),
             (B::Power, 2, 3, E::I32, None),
         ];

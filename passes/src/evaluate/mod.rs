@@ -133,12 +133,7 @@ fn evaluate(f: &Function, op: OpId, known: &HashMap<Value, Array>) -> Option<Arr
         (OpKind::Unary(unary), [x]) => map(x, shape, |v| compute::unary(*unary, v, element)),
         // Boolean arithmetic is where XLA departs from the spec (`add` is `xor` there).
         (OpKind::Binary(binary), [x, y]) if !element.is_bool() || is_logical(*binary) => {
-            let exact = |v: i64, w: i64| {
-                let out = compute::binary(*binary, v, w, element)?;
-                let divides = matches!(binary, BinaryOp::Divide | BinaryOp::Remainder);
-                (!divides || i128::from(out) == exact_quotient(*binary, v, w)?).then_some(out)
-            };
-            zip(x, y, shape, exact)
+            zip(x, y, shape, |v, w| compute::binary(*binary, v, w, element))
         }
         (OpKind::Compare { direction, .. }, [x, y]) => {
             zip(x, y, shape, |v, w| Some(compute::compare(*direction, v, w)))
@@ -174,14 +169,6 @@ fn is_logical(op: BinaryOp) -> bool {
         op,
         BinaryOp::And | BinaryOp::Or | BinaryOp::Xor | BinaryOp::Maximum | BinaryOp::Minimum
     )
-}
-
-fn exact_quotient(op: BinaryOp, x: i64, y: i64) -> Option<i128> {
-    let (x, y) = (i128::from(x), i128::from(y));
-    match op {
-        BinaryOp::Divide => x.checked_div(y),
-        _ => x.checked_rem(y),
-    }
 }
 
 fn map(x: &Array, shape: Vec<usize>, f: impl Fn(i64) -> Option<i64>) -> Option<Array> {
